@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { envInt, envList, envPort } from './parseEnv.ts';
+
+/** Variables every service understands; the same names are used by infra/ and docker-compose.yml. */
+export const logEnv = {
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  SHUTDOWN_DEADLINE_MS: envInt(10_000, 100),
+};
+
+export const databaseEnv = {
+  DATABASE_URL: z.string().url().default('postgres://tributary@127.0.0.1:55432/tributary'),
+  DATABASE_POOL_SIZE: envInt(10, 1),
+};
+
+export const redisEnv = {
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:56379'),
+};
+
+export const kafkaEnv = {
+  KAFKA_BROKERS: envList('127.0.0.1:59092'),
+  KAFKA_CLIENT_ID: z.string().min(1).default('tributary'),
+  KAFKA_TOPIC_PREFIX: z.string().default(''),
+};
+
+export const rpcEnv = {
+  RPC_URL: z.string().url().default('http://127.0.0.1:58545'),
+  CHAIN_ID: z.coerce.number().int().positive().default(31337),
+};
+
+export const opsEnv = (defaultPort: number) => ({
+  OPS_PORT: envPort(defaultPort),
+  OPS_HOST: z.string().default('127.0.0.1'),
+});

@@ -1,0 +1,45 @@
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { type Health, createHealth } from './createHealth.ts';
+import { createLogger } from './createLogger.ts';
+import { createMetrics } from './createMetrics.ts';
+import { type Shutdown, createShutdown } from './createShutdown.ts';
+import { type OpsServer, startOpsServer } from './startOpsServer.ts';
+
+export interface Service {
+  logger: Logger;
+  metrics: Registry;
+  health: Health;
+  shutdown: Shutdown;
+}
+
+/**
+ * The parts every service's composition root starts with: a logger, a metrics registry, a
+ * readiness registry and a shutdown registry with a deadline, wired to SIGTERM/SIGINT.
+ * Readiness flips to "draining" as soon as shutdown starts.
+ */
+export function bootService(opts: { name: string; logLevel: string; shutdownDeadlineMs: number }): Service {
+  const logger = createLogger(opts.name, opts.logLevel);
+  const metrics = createMetrics(opts.name);
+  const health = createHealth();
+  const shutdown = createShutdown({
+    logger,
+    deadlineMs: opts.shutdownDeadlineMs,
+    onStart: () => health.setDraining(),
+  });
+  shutdown.installSignalHandlers();
+  process.on('unhandledRejection', (reason) => {
+    logger.fatal({ err: reason }, 'unhandled rejection');
+    void shutdown.run('unhandledRejection');
+  });
+  return { logger, metrics, health, shutdown };
+}
+
+/** Serves /healthz, /readyz and /metrics and registers its close as the last intake step. */
+export async function serveOps(service: Service, host: string, port: number): Promise<OpsServer> {
+  const ops = await startOpsServer({ host, port, health: service.health, metrics: service.metrics });
+  // Registered first, so closed last within "intake": /readyz answers "draining" while intake stops.
+  service.shutdown.register('ops-server', 'close', () => ops.close());
+  service.logger.info({ host, port: ops.port }, 'ops endpoints listening');
+  return ops;
+}

@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { address, blockNumber, hash32, hexData, uintString } from './primitives.ts';
+
+/**
+ * Kafka topic `evm.blocks.v1`, key = chain id. One message per block event, in chain order per
+ * chain: the new canonical blocks, `removed` for every orphaned block (before the new branch),
+ * `confirmed` once a block is `confirmations` deep. A block already deeper than its chain's
+ * confirmation depth when first published (backfill) is published once, as `confirmed`.
+ * `new` and `confirmed` carry the whole block, so every consumer is stateless per block.
+ */
+export const blockHeader = z.object({
+  number: blockNumber,
+  hash: hash32,
+  parentHash: hash32,
+  /** Unix seconds. */
+  timestamp: z.number().int().nonnegative(),
+});
+export type BlockHeader = z.infer<typeof blockHeader>;
+
+export const chainLog = z.object({
+  logIndex: z.number().int().nonnegative(),
+  transactionHash: hash32,
+  transactionIndex: z.number().int().nonnegative(),
+  address,
+  data: hexData,
+  /** topic0..topic3 as present (0 to 4 entries). */
+  topics: z.array(hash32).max(4),
+});
+export type ChainLog = z.infer<typeof chainLog>;
+
+export const chainTransaction = z.object({
+  hash: hash32,
+  transactionIndex: z.number().int().nonnegative(),
+  from: address,
+  to: address.nullable(),
+  value: uintString,
+  gas: uintString,
+  gasPrice: uintString.nullable(),
+  nonce: z.number().int().nonnegative(),
+  input: hexData,
+  type: z.number().int().nonnegative(),
+  v: z.string().nullable(),
+  r: z.string().nullable(),
+  s: z.string().nullable(),
+  receipt: z.object({
+    cumulativeGasUsed: uintString,
+    gasUsed: uintString,
+    contractAddress: address.nullable(),
+    status: z.number().int().nullable(),
+    root: z.string().nullable(),
+  }),
+});
+export type ChainTransaction = z.infer<typeof chainTransaction>;
+
+export const internalTransaction = z.object({
+  transactionHash: hash32,
+  from: address,
+  to: address,
+  value: uintString,
+  gas: uintString,
+  /** CALL, CREATE, ... */
+  type: z.string(),
+});
+export type InternalTransaction = z.infer<typeof internalTransaction>;
+
+/** A decoded ERC20 Transfer(address,address,uint256) log. */
+export const erc20Transfer = z.object({
+  logIndex: z.number().int().nonnegative(),
+  transactionHash: hash32,
+  transactionIndex: z.number().int().nonnegative(),
+  token: address,
+  from: address,
+  to: address,
+  value: uintString,
+});
+export type Erc20Transfer = z.infer<typeof erc20Transfer>;
+
+/** Token metadata, read once per token by the follower (the first time it sees the token). */
+export const tokenMetadata = z.object({
+  address,
+  name: z.string().nullable(),
+  symbol: z.string().nullable(),
+  decimals: z.number().int().min(0).max(255).nullable(),
+  /** totalSupply just before the block in which the token was first seen; mints and burns from then on are applied by the projector. */
+  totalSupply: uintString.nullable(),
+  /** Block number at which totalSupply was read (first block seen minus one). */
+  readAtBlock: blockNumber,
+});
+export type TokenMetadata = z.infer<typeof tokenMetadata>;
+
+/** Whether an address held code when first seen (owners' is_contract). */
+export const accountKind = z.object({ address, isContract: z.boolean() });
+export type AccountKind = z.infer<typeof accountKind>;
+
+const blockBody = {
+  v: z.literal(1),
+  chainId: z.number().int().positive(),
+  block: blockHeader,
+  transactions: z.array(chainTransaction),
+  logs: z.array(chainLog),
+  internalTransactions: z.array(internalTransaction),
+  transfers: z.array(erc20Transfer),
+  /** Metadata of tokens first seen in this block. */
+  tokens: z.array(tokenMetadata),
+  /** Code presence of addresses first seen in this block. */
+  accounts: z.array(accountKind),
+  /** Whether transactions/traces were fetched for this block (backfill may skip them). */
+  hasTransactions: z.boolean(),
+  hasInternalTransactions: z.boolean(),
+};
+
+export const blockEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('new'), ...blockBody }),
+  z.object({ type: z.literal('confirmed'), ...blockBody }),
+  z.object({
+    type: z.literal('removed'),
+    v: z.literal(1),
+    chainId: z.number().int().positive(),
+    block: blockHeader,
+  }),
+]);
+export type BlockEvent = z.infer<typeof blockEvent>;
+export type FullBlockEvent = Extract<BlockEvent, { type: 'new' | 'confirmed' }>;
+
+export const TOPICS = {
+  blocks: 'evm.blocks.v1',
+  streamChanges: 'streams.changes.v1',
+} as const;

@@ -1,0 +1,3 @@
+export * from './primitives.ts';
+export * from './blockEvent.ts';
+export * from './streamChange.ts';
