@@ -1,9 +1,44 @@
+import { createPool } from '@tributary/db';
 import { bootService, serveOps } from '@tributary/runtime';
+import { createMatcher } from './consume/createMatcher.ts';
 import { loadEnv } from './env.ts';
 
-// Composition root. The matching/delivery stages are not built yet: the service starts,
-// reports ready and idles until it is told to stop.
+// Composition root: the only place that reads the environment and builds clients.
 const env = loadEnv();
-const service = bootService({ name: 'stream-matcher', logLevel: env.LOG_LEVEL, shutdownDeadlineMs: env.SHUTDOWN_DEADLINE_MS });
+const service = bootService({
+  name: 'stream-matcher',
+  logLevel: env.LOG_LEVEL,
+  shutdownDeadlineMs: env.SHUTDOWN_DEADLINE_MS,
+});
+const { logger, health, shutdown } = service;
+const pool = createPool({
+  connectionString: env.DATABASE_URL,
+  max: env.DATABASE_POOL_SIZE,
+  application: 'stream-matcher',
+});
+pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
+
+const matcher = createMatcher({
+  pool,
+  logger,
+  kafka: {
+    brokers: env.KAFKA_BROKERS,
+    clientId: env.KAFKA_CLIENT_ID,
+    topicPrefix: env.KAFKA_TOPIC_PREFIX,
+    groupId: env.MATCHER_GROUP_ID,
+  },
+  redisUrl: env.REDIS_URL,
+  queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
+});
+health.addCheck('matcher', () => {
+  if (!matcher.ready()) throw new Error('not consuming');
+});
+health.addCheck('postgres', async () => {
+  await pool.query('SELECT 1');
+});
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
-service.logger.info('ready');
+shutdown.register('kafka-consumers', 'intake', () => matcher.stopIntake());
+shutdown.register('kafka-and-queue', 'close', () => matcher.close());
+shutdown.register('postgres', 'close', () => pool.end());
+await matcher.start();
+logger.info('ready');

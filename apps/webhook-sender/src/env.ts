@@ -1,7 +1,49 @@
-import { logEnv, opsEnv, parseEnv } from '@tributary/config';
+import {
+  databaseEnv,
+  envBoolean,
+  envInt,
+  kafkaEnv,
+  logEnv,
+  opsEnv,
+  parseEnv,
+  redisEnv,
+} from '@tributary/config';
 import { z } from 'zod';
 
-export const envSchema = z.object({ ...logEnv, ...opsEnv(9104) });
+const DAY = 86_400_000;
+
+export const envSchema = z.object({
+  ...logEnv,
+  ...opsEnv(9104),
+  ...databaseEnv,
+  ...redisEnv,
+  ...kafkaEnv,
+  WEBHOOK_QUEUE_PREFIX: z.string().min(1).default('tributary'),
+  SENDER_CONCURRENCY: envInt(50, 1),
+  WEBHOOK_TIMEOUT_MS: envInt(10_000, 100),
+  /** Delays between attempts, in ms (the hosted schedule: 1 min, 10 min, 1 h, 2 h, 6 h, 12 h, 1 day). */
+  RETRY_SCHEDULE_MS: z
+    .string()
+    .default('60000,600000,3600000,7200000,21600000,43200000,86400000')
+    .transform((s, ctx) => {
+      const list = s.split(',').map((x) => Number(x.trim()));
+      if (list.some((n) => !Number.isInteger(n) || n < 0)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be a comma-separated list of non-negative integers (ms)',
+        });
+        return z.NEVER;
+      }
+      return list;
+    }),
+  /** Below this success rate (starts at 100, -1 per failed attempt, +1 per success) a stream goes to error. */
+  SUCCESS_RATE_THRESHOLD: envInt(70, 0),
+  /** A stream in error for this long becomes terminated. */
+  TERMINATE_AFTER_MS: envInt(3 * DAY, 0),
+  TERMINATE_SWEEP_MS: envInt(60_000, 100),
+  /** Tests and the local devnet set this to deliver to loopback receivers. */
+  ALLOW_PRIVATE_WEBHOOK_URLS: envBoolean(false),
+});
 export type Env = z.infer<typeof envSchema>;
 
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {

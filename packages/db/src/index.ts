@@ -1,3 +1,106 @@
 export { MIGRATIONS_DIR, type Migration, loadMigrations, migrate } from './migrate.ts';
 export { createPool, type Pool, type PoolClient } from './createPool.ts';
 export { bytesToHex, hexToBytes, nullableBytesToHex } from './bytes.ts';
+export {
+  API_KEY_PREFIX_LENGTH,
+  type ApiKeyAccount,
+  type ApiKeyListing,
+  type CreatedApiKey,
+  type RevokeOutcome,
+  createAccountWithKey,
+  findAccountByApiKey,
+  generateApiKey,
+  hashApiKey,
+  listApiKeys,
+  revokeApiKey,
+} from './accounts/apiKeys.ts';
+export type { LogPosition, SortOrder } from './queries/keyset.ts';
+export {
+  type WalletTransferRow,
+  type WalletTransfersFilter,
+  type WalletTransfersQuery,
+  countWalletTransfers,
+  findWalletTransfers,
+  latestTransferBlock,
+} from './queries/walletTransfers.ts';
+export {
+  type ContractLogRow,
+  type ContractLogsQuery,
+  findContractLogs,
+  latestLogBlock,
+} from './queries/contractLogs.ts';
+export {
+  type OwnerPosition,
+  type TokenInfo,
+  type TokenOwnerRow,
+  type TokenOwnersQuery,
+  findToken,
+  findTokenOwners,
+} from './queries/tokenOwners.ts';
+export { findFirstBlockAtOrAfter, findLastBlockAtOrBefore } from './queries/blocksByDate.ts';
+export {
+  type StreamRow,
+  type StreamStatus,
+  deleteStream,
+  getStream,
+  getStreamById,
+  insertStream,
+  listStreams,
+  loadMatchableStreams,
+  recordStreamHealth,
+  setStreamStatus,
+  terminateStaleErrorStreams,
+  updateStreamConfig,
+} from './streams/streams.ts';
+export {
+  addStreamAddresses,
+  listStreamAddresses,
+  loadStreamAddresses,
+  removeStreamAddresses,
+  replaceStreamAddresses,
+} from './streams/streamAddresses.ts';
+export {
+  type DeliveryStats,
+  type DeliveryStatus,
+  type DeliveryToSend,
+  type HistoryItem,
+  type NewDelivery,
+  deliveryStats,
+  getDeliveryToSend,
+  insertDelivery,
+  listHistory,
+  prepareReplay,
+  recordAttempt,
+  releaseHeldDeliveries,
+  setDeliveryStatus,
+} from './streams/deliveries.ts';
+export { getWebhookSecret, setWebhookSecret } from './streams/accountSecret.ts';
+export type {
+  AddressKindRow,
+  BlockRow,
+  ChainSegment,
+  LogRow,
+  RemovedBlock,
+  TokenRow,
+  TransferRow,
+} from './chain/chainRows.ts';
+export { type Cell, copyRows } from './chain/copyRows.ts';
+export {
+  LOG_COLUMNS,
+  TRANSFER_COLUMNS,
+  type SegmentResult,
+  logCells,
+  projectChainSegment,
+  transferCells,
+} from './chain/projectChainSegment.ts';
+export { removeChainBlock } from './chain/removeChainBlock.ts';
+export {
+  type FollowerBlock,
+  type FollowerState,
+  advanceFollowerCheckpoint,
+  loadFollowerState,
+  markFollowerBlocksConfirmed,
+  recordFollowerBlocks,
+  rewindFollower,
+} from './chain/followerState.ts';
+export { type KnownToken, findKnownAddressKinds, findKnownTokens } from './chain/knownChainEntities.ts';

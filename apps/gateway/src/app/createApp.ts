@@ -1,0 +1,88 @@
+import type { ChainRegistry } from '@tributary/chains';
+import type { Pool } from '@tributary/db';
+import { type Health, handleOpsRequest } from '@tributary/runtime';
+import express, { type Express, type RequestHandler, Router } from 'express';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import qs from 'qs';
+import { createAuthenticate } from '../auth/createAuthenticate.ts';
+import { createRateLimit } from '../auth/createRateLimit.ts';
+import { createCursorCodec } from '../cursor/createCursorCodec.ts';
+import { createDataRouter } from '../data/createDataRouter.ts';
+import { createErrorHandler, notFoundHandler } from '../errors/errorHandler.ts';
+import { createRequestContext } from './requestContext.ts';
+
+/** Top-level paths of the stream interface; requests under them are authenticated like /api/v2.2. */
+export const STREAM_PATHS = ['/streams', '/history', '/stats', '/settings'] as const;
+
+export interface AppDeps {
+  pool: Pool;
+  redis: Redis;
+  logger: Logger;
+  metrics: Registry;
+  health: Health;
+  chains: ChainRegistry;
+  cursorSecret: string;
+  /** Per API key; `limit: 0` turns it off. */
+  rateLimit: { limit: number; windowMs: number; keyPrefix?: string };
+  /** How long a verified key is trusted without a lookup (default 5 s). */
+  apiKeyCacheMs?: number;
+  /** Largest JSON body accepted (default 1 MiB); larger bodies get 413. */
+  bodyLimitBytes?: number;
+  /**
+   * Mount point of the stream interface. The hook receives a router mounted at the root and
+   * registers full paths under STREAM_PATHS (`/streams/evm`, `/history`, `/stats`, `/settings`).
+   * Requests reach it authenticated (`res.locals.account`: AuthedAccount {id, name,
+   * webhookSecret, keyId}), rate limited, with `req.body` parsed from JSON, and with
+   * `res.locals.requestId` set. Handlers may be async; thrown ApiErrors (BadRequestError,
+   * NotFoundError, ValidationError for 422, ...) become the standard error bodies, anything else
+   * a logged 500. Reply with `sendJson` to keep bigint digits exact.
+   */
+  mountStreams?: (router: Router) => void;
+}
+
+/** Builds the gateway's express app; `main.ts` alone listens (tests use port 0). */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // qs with explicit limits: bracket (`a[]=`), repeated (`a=&a=`) and indexed (`a[0]=`) arrays.
+  app.set('query parser', (str: string) =>
+    qs.parse(str, { arrayLimit: 100, depth: 2, parameterLimit: 1000, allowPrototypes: false }),
+  );
+
+  app.use(createRequestContext({ logger: deps.logger, metrics: deps.metrics }));
+  app.use((req, res, next) => {
+    if (handleOpsRequest(req, res, { health: deps.health, metrics: deps.metrics }))
+      res.locals.route = req.path;
+    else next();
+  });
+
+  const guard: RequestHandler[] = [
+    createAuthenticate({ pool: deps.pool, cacheMs: deps.apiKeyCacheMs ?? 5_000 }),
+    createRateLimit({
+      redis: deps.redis,
+      logger: deps.logger,
+      limit: deps.rateLimit.limit,
+      windowMs: deps.rateLimit.windowMs,
+      keyPrefix: deps.rateLimit.keyPrefix ?? 'tributary:ratelimit:',
+    }),
+    // Bodies are parsed only for authenticated callers.
+    express.json({ limit: deps.bodyLimitBytes ?? 1_048_576 }),
+  ];
+
+  const cursors = createCursorCodec(deps.cursorSecret);
+  app.use('/api/v2.2', ...guard, createDataRouter({ pool: deps.pool, chains: deps.chains, cursors }));
+
+  if (deps.mountStreams) {
+    const streams = Router();
+    deps.mountStreams(streams);
+    app.use([...STREAM_PATHS], ...guard);
+    app.use(streams);
+  }
+
+  app.use(notFoundHandler);
+  app.use(createErrorHandler(deps.logger));
+  return app;
+}

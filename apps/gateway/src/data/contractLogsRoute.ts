@@ -1,0 +1,113 @@
+import { type ContractLogRow, findContractLogs, latestLogBlock } from '@tributary/db';
+import type { Request, Response } from 'express';
+import { sendJson } from '../json/sendJson.ts';
+import {
+  type Query,
+  parseAddress,
+  parseBlock,
+  parseChain,
+  parseDate,
+  parseLimit,
+  parseOrder,
+  parseTopic,
+  single,
+} from '../params/queryParams.ts';
+import { capToBlock, resolveBlockRange } from './blockRange.ts';
+import { type DataDeps, type LogPositionKey, logPositionKey } from './dataDeps.ts';
+
+/** Log record (spec 2.3); absent topics are "" (never null). */
+export function toLogRecord(l: ContractLogRow) {
+  return {
+    transaction_hash: l.transactionHash,
+    address: l.address,
+    block_timestamp: l.blockTimestamp.toISOString(),
+    block_number: l.blockNumber,
+    block_hash: l.blockHash,
+    data: l.data,
+    topic0: l.topic0 ?? '',
+    topic1: l.topic1 ?? '',
+    topic2: l.topic2 ?? '',
+    topic3: l.topic3 ?? '',
+    transaction_index: l.transactionIndex,
+    log_index: l.logIndex,
+  };
+}
+
+/**
+ * GET /api/v2.2/:address/logs (spec 4.2). topic0 is required. block_number wins over
+ * from_block/to_block; any block parameter wins over both dates; from_date/to_date apply only
+ * when no block parameter is given.
+ */
+export function contractLogsRoute(deps: DataDeps) {
+  return async (req: Request, res: Response) => {
+    const q = req.query as Query;
+    const address = parseAddress(req.params['address'] as string | undefined);
+    const chain = parseChain(deps.chains, single(q, 'chain'));
+    const topic0 = parseTopic('topic0', single(q, 'topic0'));
+    const blockNumber = parseBlock('block_number', single(q, 'block_number'));
+    const fromBlockParam = parseBlock('from_block', single(q, 'from_block'));
+    const toBlockParam = parseBlock('to_block', single(q, 'to_block'));
+    const fromDate = parseDate('from_date', single(q, 'from_date'));
+    const toDate = parseDate('to_date', single(q, 'to_date'));
+    const limit = parseLimit(single(q, 'limit'));
+    const order = parseOrder(single(q, 'order'));
+    const cursorParam = single(q, 'cursor');
+
+    const binding = deps.cursors.bind('contract-logs', {
+      address,
+      chain: chain.id,
+      topic0,
+      blockNumber,
+      fromBlock: fromBlockParam,
+      toBlock: toBlockParam,
+      fromDate: fromDate?.getTime(),
+      toDate: toDate?.getTime(),
+      limit,
+      order,
+    });
+    const state =
+      cursorParam === undefined ? undefined : deps.cursors.decode(binding, cursorParam, logPositionKey);
+    const page = state?.page ?? 0;
+
+    const anyBlock = blockNumber !== undefined || fromBlockParam !== undefined || toBlockParam !== undefined;
+    const range = await resolveBlockRange(
+      deps.pool,
+      chain.id,
+      blockNumber !== undefined
+        ? { fromBlock: blockNumber, toBlock: blockNumber }
+        : anyBlock
+          ? { fromBlock: fromBlockParam, toBlock: toBlockParam }
+          : { fromDate, toDate },
+    );
+    if (range.empty) {
+      sendJson(res, 200, { page: String(page), page_size: String(limit), cursor: '', result: [] });
+      return;
+    }
+    const pin = state ? state.pin : await latestLogBlock(deps.pool, chain.id);
+    const found = await findContractLogs(deps.pool, {
+      chainId: chain.id,
+      address,
+      topic0,
+      fromBlock: range.fromBlock,
+      toBlock: capToBlock(range.toBlock, pin),
+      order,
+      limit,
+      after: state ? { blockNumber: state.key.b, logIndex: state.key.l } : undefined,
+    });
+    const last = found.rows.at(-1);
+    const cursor =
+      found.hasMore && last
+        ? deps.cursors.encode<LogPositionKey>(binding, {
+            page: page + 1,
+            key: { b: last.blockNumber, l: last.logIndex },
+            pin,
+          })
+        : '';
+    sendJson(res, 200, {
+      page: String(page),
+      page_size: String(limit),
+      cursor,
+      result: found.rows.map(toLogRecord),
+    });
+  };
+}

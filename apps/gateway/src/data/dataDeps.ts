@@ -1,0 +1,21 @@
+import type { ChainRegistry } from '@tributary/chains';
+import type { Pool } from '@tributary/db';
+import { z } from 'zod';
+import type { CursorCodec } from '../cursor/createCursorCodec.ts';
+
+export interface DataDeps {
+  pool: Pool;
+  chains: ChainRegistry;
+  cursors: CursorCodec;
+}
+
+/** Keyset of the transfers and logs endpoints: the last (block number, log index) served. */
+export const logPositionKey = z.object({ b: z.number().int().min(0), l: z.number().int().min(0) });
+export type LogPositionKey = z.infer<typeof logPositionKey>;
+
+export interface Envelope<T> {
+  page: string;
+  page_size: string;
+  cursor: string;
+  result: T[];
+}

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { formatUnits, percentageOf } from './formatUnits.ts';
+
+describe('formatUnits', () => {
+  it('applies decimals without floating point and trims trailing zeros', () => {
+    expect(formatUnits(1_500_000n, 6)).toBe('1.5');
+    expect(formatUnits(5n, 6)).toBe('0.000005');
+    expect(formatUnits(10n ** 18n, 18)).toBe('1');
+    expect(formatUnits(0n, 18)).toBe('0');
+    expect(formatUnits(42n, 0)).toBe('42');
+    expect(formatUnits(2n ** 256n - 1n, 18)).toBe(
+      '115792089237316195423570985008687907853269984665640564039457.584007913129639935',
+    );
+  });
+
+  it('gives a share of the total supply in percent', () => {
+    expect(percentageOf(1n, 4n)).toBe(25);
+    expect(percentageOf(2505n, 10000n)).toBe(25.05);
+    expect(percentageOf(1n, 0n)).toBe(0);
+  });
+});

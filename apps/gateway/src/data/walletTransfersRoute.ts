@@ -1,0 +1,135 @@
+import {
+  type WalletTransferRow,
+  countWalletTransfers,
+  findWalletTransfers,
+  latestTransferBlock,
+} from '@tributary/db';
+import type { Request, Response } from 'express';
+import { sendJson } from '../json/sendJson.ts';
+import {
+  type Query,
+  list,
+  parseAddress,
+  parseBlock,
+  parseChain,
+  parseDate,
+  parseLimit,
+  parseOrder,
+  single,
+} from '../params/queryParams.ts';
+import { capToBlock, resolveBlockRange } from './blockRange.ts';
+import { type DataDeps, type LogPositionKey, logPositionKey } from './dataDeps.ts';
+import { formatUnits } from './formatUnits.ts';
+
+/** Transfer record: the spec's fields (2.2) in its order, then the hosted service's extras. */
+export function toTransferRecord(t: WalletTransferRow) {
+  return {
+    token_name: t.tokenName,
+    token_symbol: t.tokenSymbol,
+    token_logo: t.tokenLogo,
+    token_decimals: t.tokenDecimals === null ? null : String(t.tokenDecimals),
+    transaction_hash: t.transactionHash,
+    address: t.tokenAddress,
+    block_timestamp: t.blockTimestamp.toISOString(),
+    block_number: t.blockNumber,
+    block_hash: t.blockHash,
+    to_address: t.toAddress,
+    to_address_label: t.toLabel,
+    from_address: t.fromAddress,
+    from_address_label: t.fromLabel,
+    value: t.value,
+    transaction_index: t.transactionIndex,
+    log_index: t.logIndex,
+    possible_spam: t.possibleSpam,
+    verified_collection: t.verified,
+    verified_contract: t.verified,
+    value_decimal: t.tokenDecimals === null ? null : formatUnits(t.value, t.tokenDecimals),
+  };
+}
+
+/**
+ * GET /api/v2.2/:address/erc20/transfers (spec 4.1). from_block wins over from_date and
+ * to_block over to_date, each side on its own. The first page pins the chain's newest transfer
+ * block into the cursor: later pages and `total` keep to that range while new blocks arrive.
+ */
+export function walletTransfersRoute(deps: DataDeps) {
+  return async (req: Request, res: Response) => {
+    const q = req.query as Query;
+    const wallet = parseAddress(req.params['address'] as string | undefined);
+    const chain = parseChain(deps.chains, single(q, 'chain'));
+    const contracts = [...new Set(list(q, 'contract_addresses').map(parseAddress))].sort();
+    const fromBlock = parseBlock('from_block', single(q, 'from_block'));
+    const toBlock = parseBlock('to_block', single(q, 'to_block'));
+    const fromDate = parseDate('from_date', single(q, 'from_date'));
+    const toDate = parseDate('to_date', single(q, 'to_date'));
+    const limit = parseLimit(single(q, 'limit'));
+    const order = parseOrder(single(q, 'order'));
+    const cursorParam = single(q, 'cursor');
+
+    const binding = deps.cursors.bind('erc20-transfers', {
+      wallet,
+      chain: chain.id,
+      contracts,
+      fromBlock,
+      toBlock,
+      fromDate: fromDate?.getTime(),
+      toDate: toDate?.getTime(),
+      limit,
+      order,
+    });
+    const state =
+      cursorParam === undefined ? undefined : deps.cursors.decode(binding, cursorParam, logPositionKey);
+    const page = state?.page ?? 0;
+
+    const range = await resolveBlockRange(deps.pool, chain.id, {
+      fromBlock,
+      toBlock,
+      fromDate: fromBlock === undefined ? fromDate : undefined,
+      toDate: toBlock === undefined ? toDate : undefined,
+    });
+    if (range.empty) {
+      sendJson(res, 200, {
+        page: String(page),
+        page_size: String(limit),
+        total: '0',
+        cursor: '',
+        result: [],
+      });
+      return;
+    }
+    const pin = state ? state.pin : await latestTransferBlock(deps.pool, chain.id);
+    const filter = {
+      chainId: chain.id,
+      wallet,
+      contractAddresses: contracts,
+      fromBlock: range.fromBlock,
+      toBlock: capToBlock(range.toBlock, pin),
+    };
+    const [found, total] = await Promise.all([
+      findWalletTransfers(deps.pool, {
+        ...filter,
+        order,
+        limit,
+        after: state ? { blockNumber: state.key.b, logIndex: state.key.l } : undefined,
+      }),
+      state?.total ?? countWalletTransfers(deps.pool, filter),
+    ]);
+    const last = found.rows.at(-1);
+    const cursor =
+      found.hasMore && last
+        ? deps.cursors.encode<LogPositionKey>(binding, {
+            page: page + 1,
+            key: { b: last.blockNumber, l: last.logIndex },
+            pin,
+            total,
+          })
+        : '';
+    sendJson(res, 200, {
+      page: String(page),
+      page_size: String(limit),
+      total: String(total),
+      cursor,
+      result: found.rows.map(toTransferRecord),
+    });
+  };
+}

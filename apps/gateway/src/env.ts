@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { databaseEnv, envInt, envPort, logEnv, parseEnv, redisEnv } from '@tributary/config';
+import { z } from 'zod';
+import { streamsEnv } from './streams/createStreamServices.ts';
+
+const DEV_ENVIRONMENTS = new Set(['development', 'test']);
+
+export const envSchema = z
+  .object({
+    ...logEnv,
+    ...databaseEnv,
+    ...redisEnv,
+    ...streamsEnv,
+    NODE_ENV: z.string().optional(),
+    HTTP_PORT: envPort(8080),
+    HTTP_HOST: z.string().min(1).default('127.0.0.1'),
+    /** Signs pagination cursors; every gateway behind one load balancer needs the same value. */
+    CURSOR_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** Requests per second per API key; 0 turns rate limiting off. */
+    RATE_LIMIT_PER_SECOND: envInt(25, 0),
+    /** Extra chains: "name:0xhex[:confirmations],...". */
+    EXTRA_CHAINS: z.string().default(''),
+    /** Largest accepted request body: stream configurations with their ABIs, and address lists (50,000 addresses are about 2.3 MB). */
+    BODY_LIMIT_BYTES: envInt(8 * 1_048_576, 1024),
+    /** How long a verified API key is trusted before it is looked up again (revocation delay). */
+    API_KEY_CACHE_MS: envInt(5_000, 0),
+  })
+  .superRefine((env, ctx) => {
+    if (env.CURSOR_SECRET === undefined && !DEV_ENVIRONMENTS.has(env.NODE_ENV ?? '')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CURSOR_SECRET'],
+        message: 'required unless NODE_ENV is development or test (pagination cursors are signed with it)',
+      });
+    }
+  })
+  .transform((env) => ({
+    ...env,
+    cursorSecretDerived: env.CURSOR_SECRET === undefined,
+    // Development only: derived from the database URL so that local gateways agree with each other.
+    CURSOR_SECRET:
+      env.CURSOR_SECRET ??
+      createHash('sha256').update(`tributary-dev-cursor-secret:${env.DATABASE_URL}`).digest('base64url'),
+  }));
+export type Env = z.infer<typeof envSchema>;
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  return parseEnv(envSchema, source);
+}
+
+/** The keys CLI needs only the database. */
+export function loadCliEnv(source: NodeJS.ProcessEnv = process.env): { DATABASE_URL: string } {
+  return parseEnv(z.object({ DATABASE_URL: databaseEnv.DATABASE_URL }), source);
+}

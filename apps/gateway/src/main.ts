@@ -1,0 +1,82 @@
+import type { AddressInfo } from 'node:net';
+import { createChainRegistry, parseExtraChains } from '@tributary/chains';
+import { createPool } from '@tributary/db';
+import { bootService } from '@tributary/runtime';
+import { Redis } from 'ioredis';
+import { createApp } from './app/createApp.ts';
+import { loadEnv } from './env.ts';
+import { createStreamServices } from './streams/createStreamServices.ts';
+import { mountStreamRoutes } from './streams/mountStreamRoutes.ts';
+
+// Composition root: the only place that reads the environment, builds clients and listens.
+const env = loadEnv();
+const service = bootService({
+  name: 'gateway',
+  logLevel: env.LOG_LEVEL,
+  shutdownDeadlineMs: env.SHUTDOWN_DEADLINE_MS,
+});
+const { logger, health, shutdown } = service;
+if (env.cursorSecretDerived) {
+  logger.warn(
+    'CURSOR_SECRET is not set: using a development secret derived from DATABASE_URL (never in production)',
+  );
+}
+
+const pool = createPool({
+  connectionString: env.DATABASE_URL,
+  max: env.DATABASE_POOL_SIZE,
+  application: 'gateway',
+});
+pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
+const redis = new Redis(env.REDIS_URL, {
+  maxRetriesPerRequest: 2,
+  enableOfflineQueue: true,
+  lazyConnect: false,
+});
+redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+health.addCheck('postgres', async () => {
+  await pool.query('SELECT 1');
+});
+health.addCheck('redis', async () => {
+  await redis.ping();
+});
+
+const chains = createChainRegistry(parseExtraChains(env.EXTRA_CHAINS));
+const streams = await createStreamServices({ env, pool, chains, cursorSecret: env.CURSOR_SECRET, logger });
+shutdown.register('stream-services', 'close', () => streams.close());
+
+const app = createApp({
+  pool,
+  redis,
+  logger,
+  metrics: service.metrics,
+  health,
+  chains,
+  cursorSecret: env.CURSOR_SECRET,
+  rateLimit: { limit: env.RATE_LIMIT_PER_SECOND, windowMs: 1_000 },
+  apiKeyCacheMs: env.API_KEY_CACHE_MS,
+  bodyLimitBytes: env.BODY_LIMIT_BYTES,
+  mountStreams: (router) => mountStreamRoutes(router, streams.deps),
+});
+
+const server = app.listen(env.HTTP_PORT, env.HTTP_HOST);
+await new Promise<void>((resolve, reject) => {
+  server.once('listening', resolve);
+  server.once('error', reject);
+});
+server.keepAliveTimeout = 5_000;
+
+// Stop accepting, let in-flight requests finish (idle keep-alive sockets are closed at once),
+// then close the pools.
+shutdown.register('http-server', 'intake', async () => {
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+});
+shutdown.register('redis', 'close', async () => {
+  await redis.quit();
+});
+shutdown.register('postgres', 'close', () => pool.end());
+
+logger.info({ host: env.HTTP_HOST, port: (server.address() as AddressInfo).port }, 'gateway listening');

@@ -1,0 +1,67 @@
+import { envBoolean, envInt, kafkaEnv, redisEnv } from '@tributary/config';
+import type { ChainRegistry } from '@tributary/chains';
+import type { Pool } from '@tributary/db';
+import { WEBHOOK_QUEUE } from '@tributary/webhooks';
+import { Queue } from 'bullmq';
+import { Kafka, logLevel } from 'kafkajs';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { createCursorCodec } from '../cursor/createCursorCodec.ts';
+import { createStreamChangePublisher } from './publishStreamChange.ts';
+import type { StreamRouteDeps } from './streamDeps.ts';
+
+/** Environment of the stream interface (merge into the gateway's env schema). */
+export const streamsEnv = {
+  ...kafkaEnv,
+  REDIS_URL: redisEnv.REDIS_URL,
+  /** BullMQ key prefix; the webhook-sender must use the same one. */
+  WEBHOOK_QUEUE_PREFIX: z.string().min(1).default('tributary'),
+  /** Tests and the local devnet set this to deliver to loopback receivers. */
+  ALLOW_PRIVATE_WEBHOOK_URLS: envBoolean(false),
+  TEST_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100),
+};
+
+/** Builds the stream routes' dependencies: a Kafka producer for change events and the delivery queue. */
+export async function createStreamServices(opts: {
+  env: {
+    KAFKA_BROKERS: string[];
+    KAFKA_CLIENT_ID: string;
+    KAFKA_TOPIC_PREFIX: string;
+    REDIS_URL: string;
+    WEBHOOK_QUEUE_PREFIX: string;
+    ALLOW_PRIVATE_WEBHOOK_URLS: boolean;
+    TEST_WEBHOOK_TIMEOUT_MS: number;
+  };
+  pool: Pool;
+  chains: ChainRegistry;
+  cursorSecret: string;
+  logger: Logger;
+}): Promise<{ deps: StreamRouteDeps; close: () => Promise<void> }> {
+  const { env } = opts;
+  const kafka = new Kafka({
+    clientId: env.KAFKA_CLIENT_ID,
+    brokers: env.KAFKA_BROKERS,
+    logLevel: logLevel.WARN,
+  });
+  const producer = kafka.producer({ allowAutoTopicCreation: true, idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const deliveryQueue = new Queue(WEBHOOK_QUEUE, {
+    connection: { url: env.REDIS_URL, maxRetriesPerRequest: null },
+    prefix: env.WEBHOOK_QUEUE_PREFIX,
+  });
+  return {
+    deps: {
+      pool: opts.pool,
+      chains: opts.chains,
+      cursors: createCursorCodec(opts.cursorSecret),
+      publishChange: createStreamChangePublisher(producer, env.KAFKA_TOPIC_PREFIX),
+      deliveryQueue,
+      allowPrivateWebhookUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS,
+      testWebhookTimeoutMs: env.TEST_WEBHOOK_TIMEOUT_MS,
+      logger: opts.logger,
+    },
+    close: async () => {
+      await Promise.allSettled([producer.disconnect(), deliveryQueue.close()]);
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { type HistoryItem, deliveryStats, getStream, listHistory, prepareReplay } from '@tributary/db';
+import { enqueueDelivery } from '@tributary/webhooks';
+import type { Router } from 'express';
+import { z } from 'zod';
+import { NotFoundError } from '../errors/apiErrors.ts';
+import { sendJson } from '../json/sendJson.ts';
+import { optionalString, requiredLimit } from './pageParams.ts';
+import { type StreamRouteDeps, accountOf, streamIdParam } from './streamDeps.ts';
+
+const historyKey = z.object({ createdAt: z.string(), id: z.string().uuid() });
+
+function formatHistory(item: HistoryItem, withPayload: boolean): Record<string, unknown> {
+  const payload = JSON.parse(item.body) as Record<string, unknown>;
+  const out: Record<string, unknown> = {
+    id: item.id,
+    date: item.createdAt.toISOString(),
+    streamId: item.streamId,
+    tag: item.tag,
+    webhookUrl: item.webhookUrl,
+    status: item.status,
+    attempts: item.attempts,
+    errorMessage: item.lastError ?? '',
+    deliveredAt: item.deliveredAt?.toISOString() ?? null,
+    tinyPayload: {
+      chainId: payload['chainId'],
+      confirmed: payload['confirmed'],
+      block: (payload['block'] as { number?: string } | undefined)?.number ?? '',
+      records: ((payload['logs'] as unknown[]).length + (payload['txs'] as unknown[]).length).toString(),
+      retries: item.attempts.toString(),
+    },
+  };
+  if (withPayload) out['payload'] = payload;
+  return out;
+}
+
+/** GET /history, POST /history/replay/{streamId}/{id}, GET /stats, GET /stats/{streamId}. */
+export function addHistoryRoutes(router: Router, deps: StreamRouteDeps): void {
+  router.get('/history', async (req, res) => {
+    const account = accountOf(res);
+    const limit = requiredLimit(req);
+    const streamRaw = optionalString(req, 'streamId');
+    const streamId = streamRaw === undefined ? undefined : streamIdParam(streamRaw);
+    const excludePayload = optionalString(req, 'excludePayload') === 'true';
+    const binding = deps.cursors.bind('history', { account: account.id, limit, streamId });
+    const cursor = optionalString(req, 'cursor');
+    const state = cursor ? deps.cursors.decode(binding, cursor, historyKey) : undefined;
+    const { items, total } = await listHistory(deps.pool, account.id, {
+      limit,
+      ...(streamId ? { streamId } : {}),
+      ...(state ? { before: state.key } : {}),
+    });
+    const body: Record<string, unknown> = {
+      result: items.map((i) => formatHistory(i, !excludePayload)),
+      total,
+    };
+    const page = state?.page ?? 0;
+    const last = items[items.length - 1];
+    if (last && items.length === limit && (page + 1) * limit < total) {
+      body['cursor'] = deps.cursors.encode(binding, {
+        page: page + 1,
+        key: { createdAt: last.createdAtKey, id: last.id },
+      });
+    }
+    sendJson(res, 200, body);
+  });
+
+  router.post('/history/replay/:streamId/:id', async (req, res) => {
+    const account = accountOf(res);
+    const streamId = streamIdParam(req.params['streamId']);
+    const id = req.params['id'] ?? '';
+    if (!/^[0-9a-f-]{36}$/i.test(id)) throw new NotFoundError('Delivery not found');
+    const item = await prepareReplay(deps.pool, account.id, streamId, id.toLowerCase());
+    if (!item) throw new NotFoundError('Delivery not found');
+    await enqueueDelivery(deps.deliveryQueue, item.id, `${item.id}_replay_${Date.now()}`);
+    sendJson(res, 200, formatHistory(item, true));
+  });
+
+  router.get('/stats', async (_req, res) => {
+    sendJson(res, 200, await deliveryStats(deps.pool, accountOf(res).id));
+  });
+
+  router.get('/stats/:streamId', async (req, res) => {
+    const account = accountOf(res);
+    const streamId = streamIdParam(req.params['streamId']);
+    if (!(await getStream(deps.pool, account.id, streamId))) throw new NotFoundError('Stream not found');
+    sendJson(res, 200, await deliveryStats(deps.pool, account.id, streamId));
+  });
+}

@@ -1,0 +1,21 @@
+import type { Router } from 'express';
+import { addAddressRoutes } from './addressRoutes.ts';
+import { addHistoryRoutes } from './historyRoutes.ts';
+import { addSettingsRoutes } from './settingsRoutes.ts';
+import type { StreamRouteDeps } from './streamDeps.ts';
+import { addStreamRoutes } from './streamRoutes.ts';
+
+/**
+ * The stream interface: /streams/evm..., /history, /stats, /settings. Mount it after
+ * authentication (it reads `res.locals.account`) and before the 404 handler.
+ */
+export function mountStreamRoutes(router: Router, deps: StreamRouteDeps): void {
+  addStreamRoutes(router, deps);
+  addAddressRoutes(router, deps);
+  addHistoryRoutes(router, deps);
+  addSettingsRoutes(router, deps);
+}
+
+export type { StreamRouteDeps } from './streamDeps.ts';
+export { createStreamChangePublisher } from './publishStreamChange.ts';
+export { createStreamServices, streamsEnv } from './createStreamServices.ts';

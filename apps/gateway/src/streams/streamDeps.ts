@@ -1,0 +1,39 @@
+import type { ChainRegistry } from '@tributary/chains';
+import type { Pool } from '@tributary/db';
+import type { StreamChange } from '@tributary/schema';
+import type { Queue } from 'bullmq';
+import type { Response } from 'express';
+import type { Logger } from 'pino';
+import type { CursorCodec } from '../cursor/createCursorCodec.ts';
+import { NotFoundError } from '../errors/apiErrors.ts';
+
+export interface StreamRouteDeps {
+  pool: Pool;
+  chains: ChainRegistry;
+  cursors: CursorCodec;
+  /** Tells every stream-matcher instance to reload a stream (Kafka `streams.changes.v1`). */
+  publishChange: (change: StreamChange) => Promise<void>;
+  /** The webhook delivery queue: replays and resumed (held) deliveries are enqueued here. */
+  deliveryQueue: Queue;
+  allowPrivateWebhookUrls: boolean;
+  testWebhookTimeoutMs: number;
+  logger: Logger;
+}
+
+/** The account the gateway's auth put on the response. */
+export function accountOf(res: Response): { id: string; webhookSecret: string } {
+  const account = res.locals['account'] as { id: string; webhookSecret: string } | undefined;
+  if (!account) throw new Error('stream routes mounted without authentication');
+  return account;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function streamIdParam(raw: unknown): string {
+  if (typeof raw !== 'string' || !UUID.test(raw)) throw new NotFoundError('Stream not found');
+  return raw.toLowerCase();
+}
+
+export function change(streamId: string, kind: StreamChange['kind']): StreamChange {
+  return { v: 1, streamId, kind, at: Date.now() };
+}

@@ -1,0 +1,464 @@
+import { randomBytes } from 'node:crypto';
+import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createChainRegistry } from '@tributary/chains';
+import { type Pool, createAccountWithKey, createPool, insertDelivery, migrate } from '@tributary/db';
+import { createLogger, createHealth, createMetrics } from '@tributary/runtime';
+import { TOPICS } from '@tributary/schema';
+import { TEST_WEBHOOK_BODY, signWebhook } from '@tributary/webhooks';
+import type { Router } from 'express';
+import { Redis } from 'ioredis';
+import { Kafka, logLevel } from 'kafkajs';
+import pg from 'pg';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Moralis from 'moralis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../app/createApp.ts';
+import { createStreamServices } from './createStreamServices.ts';
+import { mountStreamRoutes } from './mountStreamRoutes.ts';
+
+const DATABASE_URL = process.env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:55432/tributary';
+const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:56379';
+const KAFKA_BROKERS = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:59092').split(',');
+const unique = `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
+
+interface Received {
+  body: string;
+  headers: IncomingHttpHeaders;
+}
+
+/** A real webhook receiver on 127.0.0.1 whose answer the test chooses. */
+async function startReceiver() {
+  const received: Received[] = [];
+  const state = { status: 200 };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
+      res.statusCode = state.status;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return { received, state, url, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+let pool: Pool;
+let redis: Redis;
+let baseUrl: string;
+let server: Server;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let closeServices: () => Promise<void>;
+let services: Awaited<ReturnType<typeof createStreamServices>>;
+let keyA: string;
+let keyB: string;
+let secretA: string;
+const changes: { key: string; value: Record<string, unknown> }[] = [];
+let consumer: ReturnType<Kafka['consumer']>;
+const dbName = `streams_gw_${unique}`;
+
+const transferAbi = {
+  anonymous: false,
+  inputs: [
+    { indexed: true, name: 'from', type: 'address' },
+    { indexed: true, name: 'to', type: 'address' },
+    { indexed: false, name: 'value', type: 'uint256' },
+  ],
+  name: 'Transfer',
+  type: 'event',
+};
+
+function streamBody(overrides: Record<string, unknown> = {}) {
+  return {
+    webhookUrl: receiver.url,
+    description: 'transfers',
+    tag: 'tag-1',
+    chainIds: ['0x7a69'],
+    includeContractLogs: true,
+    topic0: ['Transfer(address,address,uint256)'],
+    abi: [transferAbi],
+    ...overrides,
+  };
+}
+
+async function call(method: string, path: string, body?: unknown, key = keyA) {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+beforeAll(async () => {
+  const admin = new pg.Client({ connectionString: DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  await admin.end();
+  const url = new URL(DATABASE_URL);
+  url.pathname = `/${dbName}`;
+  await migrate(url.toString());
+  pool = createPool({ connectionString: url.toString(), max: 5 });
+  const a = await createAccountWithKey(pool, { accountName: `a-${unique}` });
+  const b = await createAccountWithKey(pool, { accountName: `b-${unique}` });
+  keyA = a.key;
+  keyB = b.key;
+  secretA = (await pool.query('SELECT webhook_secret FROM accounts WHERE id = $1', [a.accountId])).rows[0]
+    .webhook_secret;
+
+  receiver = await startReceiver();
+  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+  const logger = createLogger('gateway-test', 'silent');
+  const chains = createChainRegistry();
+  const topicPrefix = `t-${unique}.`;
+  services = await createStreamServices({
+    env: {
+      KAFKA_BROKERS,
+      KAFKA_CLIENT_ID: 'gateway-test',
+      KAFKA_TOPIC_PREFIX: topicPrefix,
+      REDIS_URL,
+      WEBHOOK_QUEUE_PREFIX: `q-${unique}`,
+      ALLOW_PRIVATE_WEBHOOK_URLS: true,
+      TEST_WEBHOOK_TIMEOUT_MS: 2_000,
+    },
+    pool,
+    chains,
+    cursorSecret: 'test-cursor-secret-0123456789',
+    logger,
+  });
+  closeServices = services.close;
+  const app = createApp({
+    pool,
+    redis,
+    logger,
+    metrics: createMetrics('gateway-test'),
+    health: createHealth(),
+    chains,
+    cursorSecret: 'test-cursor-secret-0123456789',
+    rateLimit: { limit: 0, windowMs: 1000 },
+    bodyLimitBytes: 8 * 1024 * 1024,
+    mountStreams: (router: Router) => mountStreamRoutes(router, services.deps),
+  });
+  server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const kafka = new Kafka({ clientId: 'gateway-test', brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING });
+  const kadmin = kafka.admin();
+  await kadmin.connect();
+  await kadmin.createTopics({
+    topics: [{ topic: `${topicPrefix}${TOPICS.streamChanges}` }],
+    waitForLeaders: true,
+  });
+  await kadmin.disconnect();
+  consumer = kafka.consumer({ groupId: `g-${unique}`, maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  await consumer.subscribe({ topic: `${topicPrefix}${TOPICS.streamChanges}`, fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      changes.push({ key: String(message.key), value: JSON.parse(String(message.value)) });
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await consumer?.disconnect();
+  await new Promise<void>((r) => server?.close(() => r()));
+  await services?.deps.deliveryQueue.obliterate({ force: true }).catch(() => undefined);
+  await closeServices?.();
+  await receiver?.close();
+  redis?.disconnect();
+  await pool?.end();
+  const admin = new pg.Client({ connectionString: DATABASE_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.end();
+}, 30_000);
+
+describe('stream routes', () => {
+  it('creates a stream after a signed test webhook, echoes the body and publishes a change', async () => {
+    receiver.received.length = 0;
+    const body = streamBody();
+    const res = await call('PUT', '/streams/evm', body);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      ...body,
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      status: 'active',
+      statusMessage: 'Stream is active',
+    });
+    expect(receiver.received).toHaveLength(1);
+    const hook = receiver.received[0]!;
+    expect(hook.body).toBe(TEST_WEBHOOK_BODY);
+    expect(hook.headers['x-signature']).toBe(signWebhook(TEST_WEBHOOK_BODY, secretA));
+    expect(hook.headers['content-type']).toBe('application/json');
+    const seen = await waitFor(() => changes.find((c) => c.key === res.body['id']), 'the change event');
+    expect(seen.value).toMatchObject({ v: 1, streamId: res.body['id'], kind: 'upsert' });
+    const got = await call('GET', `/streams/evm/${res.body['id']}`);
+    expect(got).toEqual({ status: 200, body: res.body });
+  });
+
+  it('answers 422 naming every bad field', async () => {
+    const res = await call('PUT', '/streams/evm', {
+      ...streamBody(),
+      webhookUrl: 'not a url',
+      includeContractLogs: undefined,
+      chainIds: ['0x7a69', '0xdeadbeef'],
+    });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({
+      message: 'Validation Failed',
+      details: { webhookUrl: { message: expect.any(String) } },
+    });
+    const rules = await call('PUT', '/streams/evm', {
+      ...streamBody(),
+      includeContractLogs: false,
+      chainIds: ['0x7a69', '0xdeadbeef'],
+      topic0: ['Transfer(address,address,uint256)', 'Approval(address,address,uint256)'],
+    });
+    expect(rules.status).toBe(422);
+    expect(Object.keys(rules.body['details']).sort()).toEqual([
+      'chainIds.1',
+      'includeContractLogs',
+      'topic0.1',
+    ]);
+  });
+
+  it('refuses to store a stream whose webhook URL fails the test webhook', async () => {
+    const before = (await call('GET', '/streams/evm?limit=100')).body['total'];
+    receiver.state.status = 500;
+    try {
+      const res = await call('PUT', '/streams/evm', streamBody());
+      expect(res).toEqual({
+        status: 400,
+        body: { message: `Could not POST to ${receiver.url}. Please check your webhook URL.` },
+      });
+    } finally {
+      receiver.state.status = 200;
+    }
+    expect((await call('GET', '/streams/evm?limit=100')).body['total']).toBe(before);
+  });
+
+  it('hides a stream from other accounts', async () => {
+    const created = await call('PUT', '/streams/evm', streamBody());
+    const id = created.body['id'];
+    expect((await call('GET', `/streams/evm/${id}`, undefined, keyB)).status).toBe(404);
+    expect((await call('POST', `/streams/evm/${id}`, { tag: 'x' }, keyB)).status).toBe(404);
+    expect((await call('DELETE', `/streams/evm/${id}`, {}, keyB)).status).toBe(404);
+    expect((await call('GET', '/streams/evm?limit=10', undefined, keyB)).body).toEqual({
+      result: [],
+      total: 0,
+    });
+  });
+
+  it('lists with a required limit and a cursor, without duplicates', async () => {
+    expect((await call('GET', '/streams/evm')).status).toBe(400);
+    expect((await call('GET', '/streams/evm?limit=101')).status).toBe(400);
+    const all = (await call('GET', '/streams/evm?limit=100')).body;
+    expect(all['cursor']).toBeUndefined();
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = (await call('GET', `/streams/evm?limit=1${cursor ? `&cursor=${cursor}` : ''}`)).body;
+      ids.push(...page['result'].map((s: { id: string }) => s.id));
+      cursor = page['cursor'];
+    } while (cursor);
+    expect(ids).toEqual(all['result'].map((s: { id: string }) => s.id));
+  });
+
+  it('updates partially, sends a test webhook and pauses / re-activates', async () => {
+    const created = (await call('PUT', '/streams/evm', streamBody())).body;
+    receiver.received.length = 0;
+    const updated = await call('POST', `/streams/evm/${created['id']}`, { tag: 'tag-2', description: 'new' });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toEqual({ ...created, tag: 'tag-2', description: 'new' });
+    expect(receiver.received).toHaveLength(1);
+    const paused = await call('POST', `/streams/evm/${created['id']}/status`, { status: 'paused' });
+    expect(paused.body).toMatchObject({ status: 'paused', statusMessage: 'Stream is paused' });
+    expect(receiver.received).toHaveLength(1);
+    const active = await call('POST', `/streams/evm/${created['id']}/status`, { status: 'active' });
+    expect(active.body).toMatchObject({ status: 'active', statusMessage: 'Stream is active' });
+    expect(receiver.received).toHaveLength(2);
+    expect((await call('POST', `/streams/evm/${created['id']}/status`, { status: 'error' })).status).toBe(
+      422,
+    );
+  });
+
+  it('adds 50,000 addresses in one call, lists, removes and replaces them', async () => {
+    const id = (await call('PUT', '/streams/evm', streamBody())).body['id'];
+    const addresses = Array.from({ length: 50_000 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
+    const added = await call('POST', `/streams/evm/${id}/address`, { address: addresses });
+    expect(added.status).toBe(200);
+    expect(added.body['streamId']).toBe(id);
+    expect(added.body['address']).toHaveLength(50_000);
+    const page = await call('GET', `/streams/evm/${id}/address?limit=2`);
+    expect(page.body).toMatchObject({
+      result: [{ address: addresses[0] }, { address: addresses[1] }],
+      total: 50_000,
+      cursor: expect.any(String),
+    });
+    const next = await call('GET', `/streams/evm/${id}/address?limit=2&cursor=${page.body['cursor']}`);
+    expect(next.body['result']).toEqual([{ address: addresses[2] }, { address: addresses[3] }]);
+    const removed = await call('DELETE', `/streams/evm/${id}/address`, { address: addresses[0] });
+    expect(removed.body).toEqual({ streamId: id, address: addresses[0] });
+    expect((await call('GET', `/streams/evm/${id}/address?limit=1`)).body['total']).toBe(49_999);
+    const upper = `0x${'AB'.repeat(20)}`;
+    await call('PATCH', `/streams/evm/${id}/address`, { address: [upper] });
+    expect((await call('GET', `/streams/evm/${id}/address?limit=10`)).body).toEqual({
+      result: [{ address: upper.toLowerCase() }],
+      total: 1,
+    });
+    expect((await call('POST', `/streams/evm/${id}/address`, { address: '0x123' })).status).toBe(400);
+    await waitFor(
+      () => changes.find((c) => c.key === id && c.value['kind'] === 'addresses'),
+      'addresses change',
+    );
+  });
+
+  it('reads and sets the webhook secret', async () => {
+    expect(await call('GET', '/settings')).toEqual({ status: 200, body: { secretKey: secretA } });
+    const next = `s-${unique}`;
+    expect((await call('POST', '/settings', { secretKey: next })).status).toBe(200);
+    expect((await call('GET', '/settings')).body).toEqual({ secretKey: next });
+    receiver.received.length = 0;
+    await call('PUT', '/streams/evm', streamBody());
+    expect(receiver.received[0]?.headers['x-signature']).toBe(signWebhook(TEST_WEBHOOK_BODY, next));
+    await call('POST', '/settings', { secretKey: secretA });
+  });
+
+  it('lists history with payloads, replays a delivery and counts stats', async () => {
+    const id = (await call('PUT', '/streams/evm', streamBody())).body['id'];
+    const body = JSON.stringify({
+      confirmed: false,
+      chainId: '0x7a69',
+      abi: [],
+      streamId: id,
+      tag: 'tag-1',
+      retries: 0,
+      block: { number: '5', hash: `0x${'5'.repeat(64)}`, timestamp: '1' },
+      logs: [],
+      txs: [],
+      txsInternal: [],
+      erc20Transfers: [],
+      erc20Approvals: [],
+      nftTransfers: [],
+      nftApprovals: { ERC721: [], ERC1155: [] },
+      nftTokenApprovals: [],
+      nativeBalances: [],
+    });
+    const d = await insertDelivery(pool, {
+      id: crypto.randomUUID(),
+      streamId: id,
+      chainId: 31337,
+      blockNumber: 5,
+      blockHash: `0x${'5'.repeat(64)}`,
+      confirmed: false,
+      body,
+      status: 'pending',
+      logsCount: 0,
+      txsCount: 0,
+    });
+    await pool.query(`UPDATE deliveries SET status = 'failed', attempts = 8 WHERE id = $1`, [d.id]);
+    const history = await call('GET', `/history?limit=10&streamId=${id}`);
+    expect(history.body).toMatchObject({
+      total: 1,
+      result: [
+        {
+          id: d.id,
+          streamId: id,
+          tag: 'tag-1',
+          webhookUrl: receiver.url,
+          status: 'failed',
+          payload: JSON.parse(body),
+        },
+      ],
+    });
+    expect((await call('GET', `/history?limit=10&streamId=${id}`, undefined, keyB)).body).toEqual({
+      result: [],
+      total: 0,
+    });
+    const replay = await call('POST', `/history/replay/${id}/${d.id}`);
+    expect(replay.body).toMatchObject({ id: d.id, status: 'pending' });
+    const jobs = await services.deps.deliveryQueue.getJobs(['waiting']);
+    expect(jobs.map((j) => j.data)).toContainEqual({ v: 1, deliveryId: d.id });
+    expect((await call('POST', `/history/replay/${id}/${d.id}`, undefined, keyB)).status).toBe(404);
+    expect((await call('GET', `/stats/${id}`)).body).toEqual({
+      totalWebhooksDelivered: 0,
+      totalWebhooksFailed: 0,
+      totalLogsProcessed: 0,
+      totalTxsProcessed: 0,
+      totalTxsInternalProcessed: 0,
+    });
+    expect((await call('GET', '/stats')).status).toBe(200);
+  });
+
+  it('deletes a stream and answers 404 afterwards', async () => {
+    const created = (await call('PUT', '/streams/evm', streamBody())).body;
+    const deleted = await call('DELETE', `/streams/evm/${created['id']}`, {});
+    expect(deleted).toEqual({ status: 200, body: created });
+    expect((await call('GET', `/streams/evm/${created['id']}`)).status).toBe(404);
+    await waitFor(
+      () => changes.find((c) => c.key === created['id'] && c.value['kind'] === 'delete'),
+      'delete change',
+    );
+  });
+});
+
+/** The SDK hard-codes its streams host: point the SDK's own axios (the ESM instance its core imports) at us. */
+async function redirectSdk(target: string): Promise<void> {
+  const fromMoralis = createRequire(createRequire(import.meta.url).resolve('moralis'));
+  const fromCore = createRequire(fromMoralis.resolve('@moralisweb3/common-core'));
+  const axiosDir = dirname(fromCore.resolve('axios/package.json'));
+  const axios = (await import(pathToFileURL(join(axiosDir, 'index.js')).href)).default;
+  axios.interceptors.request.use((config: { url?: string }) => {
+    config.url = config.url?.replace('https://api.moralis-streams.com', target);
+    return config;
+  });
+}
+
+describe('the official SDK against the stream routes', () => {
+  it('adds, reads, lists, updates, pauses, manages addresses and deletes a stream', async () => {
+    await redirectSdk(baseUrl);
+    await Moralis.start({ apiKey: keyA });
+    const created = await Moralis.Streams.add({
+      webhookUrl: receiver.url,
+      description: 'sdk',
+      tag: 'sdk-tag',
+      chains: ['0x7a69'],
+      includeContractLogs: true,
+      topic0: ['Transfer(address,address,uint256)'],
+      abi: [transferAbi],
+    });
+    const id = created.toJSON().id;
+    expect(created.toJSON()).toMatchObject({ description: 'sdk', tag: 'sdk-tag', status: 'active' });
+    expect((await Moralis.Streams.getById({ id })).toJSON().tag).toBe('sdk-tag');
+    const all = await Moralis.Streams.getAll({ limit: 100 });
+    expect(all.result.map((s) => s.toJSON().id)).toContain(id);
+    const updated = await Moralis.Streams.update({ id, tag: 'sdk-tag-2', chains: ['0x7a69'] });
+    expect(updated.toJSON().tag).toBe('sdk-tag-2');
+    expect((await Moralis.Streams.updateStatus({ id, status: 'paused' })).toJSON().status).toBe('paused');
+    const address = '0x' + 'c'.repeat(40);
+    await Moralis.Streams.addAddress({ id, address: [address] });
+    const listed = await Moralis.Streams.getAddresses({ id, limit: 10 });
+    expect(listed.result.map((r) => r.address?.lowercase)).toEqual([address]);
+    await Moralis.Streams.deleteAddress({ id, address });
+    expect((await Moralis.Streams.getAddresses({ id, limit: 10 })).result).toEqual([]);
+    await Moralis.Streams.delete({ id });
+    expect((await call('GET', `/streams/evm/${id}`)).status).toBe(404);
+  });
+});

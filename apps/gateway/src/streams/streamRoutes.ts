@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import {
+  deleteStream,
+  getStream,
+  getWebhookSecret,
+  insertStream,
+  listStreams,
+  releaseHeldDeliveries,
+  setStreamStatus,
+  updateStreamConfig,
+} from '@tributary/db';
+import { validateStreamConfig } from '@tributary/stream-rules';
+import { enqueueDelivery } from '@tributary/webhooks';
+import type { Router } from 'express';
+import { z } from 'zod';
+import { NotFoundError, ValidationError } from '../errors/apiErrors.ts';
+import { sendJson } from '../json/sendJson.ts';
+import { formatStream } from './formatStream.ts';
+import { optionalString, requiredLimit } from './pageParams.ts';
+import { sendTestWebhook } from './sendTestWebhook.ts';
+import { type StreamRouteDeps, accountOf, change, streamIdParam } from './streamDeps.ts';
+
+const listKey = z.object({ createdAt: z.string(), id: z.string().uuid() });
+const statusBody = z.object({ status: z.enum(['active', 'paused']) });
+
+const STATUS_MESSAGES = { active: 'Stream is active', paused: 'Stream is paused' } as const;
+
+function validate(deps: StreamRouteDeps, body: unknown) {
+  const result = validateStreamConfig(body, deps.chains);
+  if (!result.ok) throw new ValidationError(result.details);
+  return result.config;
+}
+
+async function secretOf(deps: StreamRouteDeps, accountId: string, fallback: string): Promise<string> {
+  return (await getWebhookSecret(deps.pool, accountId)) ?? fallback;
+}
+
+/** PUT/GET/POST/DELETE /streams/evm[/{id}] and POST /streams/evm/{id}/status. */
+export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
+  router.put('/streams/evm', async (req, res) => {
+    const account = accountOf(res);
+    const config = validate(deps, req.body);
+    await sendTestWebhook(deps, config.webhookUrl, await secretOf(deps, account.id, account.webhookSecret));
+    const row = await insertStream(deps.pool, {
+      id: randomUUID(),
+      accountId: account.id,
+      config,
+      chainIds: config.chainIds.map((c) => Number.parseInt(c, 16)),
+    });
+    await deps.publishChange(change(row.id, 'upsert'));
+    sendJson(res, 200, formatStream(row));
+  });
+
+  router.get('/streams/evm', async (req, res) => {
+    const account = accountOf(res);
+    const limit = requiredLimit(req);
+    const binding = deps.cursors.bind('streams/evm', { account: account.id, limit });
+    const cursor = optionalString(req, 'cursor');
+    const state = cursor ? deps.cursors.decode(binding, cursor, listKey) : undefined;
+    const { rows, total } = await listStreams(deps.pool, account.id, limit, state?.key);
+    const body: Record<string, unknown> = { result: rows.map(formatStream), total };
+    const last = rows[rows.length - 1];
+    const page = state?.page ?? 0;
+    if (last && rows.length === limit && (page + 1) * limit < total) {
+      body['cursor'] = deps.cursors.encode(binding, {
+        page: page + 1,
+        key: { createdAt: last.createdAtKey, id: last.id },
+      });
+    }
+    sendJson(res, 200, body);
+  });
+
+  router.get('/streams/evm/:id', async (req, res) => {
+    const row = await getStream(deps.pool, accountOf(res).id, streamIdParam(req.params['id']));
+    if (!row) throw new NotFoundError('Stream not found');
+    sendJson(res, 200, formatStream(row));
+  });
+
+  router.post('/streams/evm/:id', async (req, res) => {
+    const account = accountOf(res);
+    const id = streamIdParam(req.params['id']);
+    const existing = await getStream(deps.pool, account.id, id);
+    if (!existing) throw new NotFoundError('Stream not found');
+    const patch =
+      typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? req.body : {};
+    const merged: Record<string, unknown> = { ...existing.config };
+    // A partial body: given keys replace stored ones; explicit nulls clear optional ones.
+    for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
+      if (v === undefined) continue;
+      merged[k] = v;
+    }
+    const config = validate(deps, merged);
+    await sendTestWebhook(deps, config.webhookUrl, await secretOf(deps, account.id, account.webhookSecret));
+    const row = await updateStreamConfig(
+      deps.pool,
+      account.id,
+      id,
+      config,
+      config.chainIds.map((c) => Number.parseInt(c, 16)),
+    );
+    if (!row) throw new NotFoundError('Stream not found');
+    await deps.publishChange(change(id, 'upsert'));
+    sendJson(res, 200, formatStream(row));
+  });
+
+  router.delete('/streams/evm/:id', async (req, res) => {
+    const id = streamIdParam(req.params['id']);
+    const row = await deleteStream(deps.pool, accountOf(res).id, id);
+    if (!row) throw new NotFoundError('Stream not found');
+    await deps.publishChange(change(id, 'delete'));
+    sendJson(res, 200, formatStream(row));
+  });
+
+  router.post('/streams/evm/:id/status', async (req, res) => {
+    const account = accountOf(res);
+    const id = streamIdParam(req.params['id']);
+    const parsed = statusBody.safeParse(req.body);
+    if (!parsed.success)
+      throw new ValidationError({ status: { message: 'status must be "active" or "paused"' } });
+    const existing = await getStream(deps.pool, account.id, id);
+    if (!existing) throw new NotFoundError('Stream not found');
+    const { status } = parsed.data;
+    if (existing.status === 'terminated') {
+      throw new ValidationError({ status: { message: 'a terminated stream cannot change status' } });
+    }
+    if (status === 'active' && existing.status !== 'active') {
+      const url = String(existing.config['webhookUrl']);
+      await sendTestWebhook(deps, url, await secretOf(deps, account.id, account.webhookSecret));
+    }
+    const row = await setStreamStatus(deps.pool, account.id, id, status, STATUS_MESSAGES[status]);
+    if (!row) throw new NotFoundError('Stream not found');
+    await deps.publishChange(change(id, 'upsert'));
+    if (status === 'active') {
+      const stamp = Date.now();
+      for (const deliveryId of await releaseHeldDeliveries(deps.pool, id)) {
+        await enqueueDelivery(deps.deliveryQueue, deliveryId, `${deliveryId}_resume_${stamp}`);
+      }
+    }
+    sendJson(res, 200, formatStream(row));
+  });
+}

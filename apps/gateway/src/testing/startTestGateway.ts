@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createChainRegistry } from '@tributary/chains';
+import { type CreatedApiKey, createAccountWithKey } from '@tributary/db';
+import { createHealth, createLogger, createMetrics } from '@tributary/runtime';
+import { Redis } from 'ioredis';
+import { type AppDeps, createApp } from '../app/createApp.ts';
+import { type TestDatabase, TEST_REDIS_URL, createTestDatabase } from './testDatabase.ts';
+
+export interface TestGateway {
+  db: TestDatabase;
+  redis: Redis;
+  baseUrl: string;
+  /** A key of the account "test". */
+  apiKey: CreatedApiKey;
+  /** GET/POST with the test key unless headers say otherwise. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** A gateway on port 0 over its own fresh database and its own Redis key prefix. */
+export async function startTestGateway(
+  overrides: Partial<Pick<AppDeps, 'rateLimit' | 'apiKeyCacheMs' | 'bodyLimitBytes' | 'mountStreams'>> = {},
+): Promise<TestGateway> {
+  const db = await createTestDatabase();
+  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: false });
+  const prefix = `test:gw:${randomBytes(6).toString('hex')}:`;
+  const app = createApp({
+    pool: db.pool,
+    redis,
+    logger: createLogger('gateway-test', process.env['LOG_LEVEL'] ?? 'silent'),
+    metrics: createMetrics('gateway-test'),
+    health: createHealth(),
+    chains: createChainRegistry(),
+    cursorSecret: 'test-cursor-secret-0123456789',
+    rateLimit: { limit: 0, windowMs: 1_000, keyPrefix: prefix, ...overrides.rateLimit },
+    apiKeyCacheMs: overrides.apiKeyCacheMs ?? 0,
+    bodyLimitBytes: overrides.bodyLimitBytes,
+    mountStreams: overrides.mountStreams,
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const apiKey = await createAccountWithKey(db.pool, { accountName: 'test' });
+  return {
+    db,
+    redis,
+    baseUrl,
+    apiKey,
+    request(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (!headers.has('x-api-key')) headers.set('x-api-key', apiKey.key);
+      return fetch(`${baseUrl}${path}`, { ...init, headers });
+    },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await redis.quit();
+      await db.drop();
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { type Pool, terminateStaleErrorStreams } from '@tributary/db';
+import type { Logger } from 'pino';
+
+/** Periodically moves streams that stayed in error too long to `terminated` and announces it. */
+export function startTerminationSweep(opts: {
+  pool: Pool;
+  logger: Logger;
+  afterMs: number;
+  everyMs: number;
+  onTerminated: (streamId: string) => Promise<void>;
+}): () => void {
+  const timer = setInterval(() => {
+    terminateStaleErrorStreams(opts.pool, opts.afterMs)
+      .then(async (ids) => {
+        for (const id of ids) {
+          opts.logger.warn({ streamId: id }, 'stream terminated after staying in error');
+          await opts.onTerminated(id);
+        }
+      })
+      .catch((err: unknown) => opts.logger.error({ err }, 'termination sweep failed'));
+  }, opts.everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

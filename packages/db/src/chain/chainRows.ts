@@ -1,0 +1,70 @@
+/** Rows of the chain query tables as the projector derives them from block events (hex strings, decimal amounts). */
+export interface BlockRow {
+  chainId: number;
+  number: number;
+  hash: string;
+  parentHash: string;
+  /** Unix seconds. */
+  timestamp: number;
+  confirmed: boolean;
+}
+
+export interface LogRow {
+  chainId: number;
+  blockNumber: number;
+  logIndex: number;
+  blockHash: string;
+  blockTimestamp: number;
+  transactionHash: string;
+  transactionIndex: number;
+  address: string;
+  topics: readonly string[];
+  data: string;
+}
+
+export interface TransferRow {
+  chainId: number;
+  blockNumber: number;
+  logIndex: number;
+  blockHash: string;
+  blockTimestamp: number;
+  transactionHash: string;
+  transactionIndex: number;
+  token: string;
+  from: string;
+  to: string;
+  value: string;
+}
+
+export interface TokenRow {
+  chainId: number;
+  address: string;
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+  totalSupply: string | null;
+  readAtBlock: number;
+  /** The block in which the follower first saw the token: a reorg that removes it forgets the token. */
+  firstSeenHash: string;
+}
+
+export interface AddressKindRow {
+  chainId: number;
+  address: string;
+  isContract: boolean;
+}
+
+/** One run of new/confirmed blocks, projected with set-based statements. */
+export interface ChainSegment {
+  blocks: BlockRow[];
+  logs: LogRow[];
+  transfers: TransferRow[];
+  tokens: TokenRow[];
+  addressKinds: AddressKindRow[];
+}
+
+export interface RemovedBlock {
+  chainId: number;
+  number: number;
+  hash: string;
+}

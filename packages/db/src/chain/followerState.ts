@@ -1,0 +1,133 @@
+import type { Pool } from 'pg';
+
+export interface FollowerBlock {
+  number: number;
+  hash: string;
+  parentHash: string;
+  /** Unix seconds. */
+  timestamp: number;
+  confirmed: boolean;
+}
+
+export interface FollowerState {
+  /** The last block whose events Kafka acknowledged; null before the first. */
+  checkpoint: { number: number; hash: string } | null;
+  /** Blocks possibly published, oldest first: the recent canonical chain as consumers may have seen it. */
+  blocks: FollowerBlock[];
+}
+
+const hex = (b: Buffer) => `0x${b.toString('hex')}`;
+const bytes = (h: string) => Buffer.from(h.slice(2), 'hex');
+
+export async function loadFollowerState(pool: Pool, chainId: number): Promise<FollowerState> {
+  const cp = await pool.query<{ block_number: string; block_hash: Buffer }>(
+    'SELECT block_number, block_hash FROM follower_checkpoints WHERE chain_id = $1',
+    [chainId],
+  );
+  const rows = await pool.query<{
+    number: string;
+    hash: Buffer;
+    parent_hash: Buffer;
+    timestamp: string;
+    confirmed: boolean;
+  }>(
+    'SELECT number, hash, parent_hash, timestamp, confirmed FROM follower_blocks WHERE chain_id = $1 ORDER BY number',
+    [chainId],
+  );
+  const first = cp.rows[0];
+  return {
+    checkpoint: first ? { number: Number(first.block_number), hash: hex(first.block_hash) } : null,
+    blocks: rows.rows.map((r) => ({
+      number: Number(r.number),
+      hash: hex(r.hash),
+      parentHash: hex(r.parent_hash),
+      timestamp: Number(r.timestamp),
+      confirmed: r.confirmed,
+    })),
+  };
+}
+
+/**
+ * Records blocks before they are published (an intent): after a crash between the send and the
+ * checkpoint, the follower still knows what consumers may have seen and can send `removed` for it.
+ */
+export async function recordFollowerBlocks(pool: Pool, chainId: number, blocks: readonly FollowerBlock[]) {
+  if (blocks.length === 0) return;
+  await pool.query(
+    `INSERT INTO follower_blocks (chain_id, number, hash, parent_hash, confirmed, timestamp)
+     SELECT $1, * FROM unnest($2::bigint[], $3::bytea[], $4::bytea[], $5::boolean[], $6::bigint[])
+     ON CONFLICT (chain_id, number) DO UPDATE SET hash = EXCLUDED.hash, parent_hash = EXCLUDED.parent_hash,
+       confirmed = EXCLUDED.confirmed, timestamp = EXCLUDED.timestamp`,
+    [
+      chainId,
+      blocks.map((b) => b.number),
+      blocks.map((b) => bytes(b.hash)),
+      blocks.map((b) => bytes(b.parentHash)),
+      blocks.map((b) => b.confirmed),
+      blocks.map((b) => b.timestamp),
+    ],
+  );
+}
+
+export async function markFollowerBlocksConfirmed(pool: Pool, chainId: number, numbers: readonly number[]) {
+  if (numbers.length === 0) return;
+  await pool.query(
+    'UPDATE follower_blocks SET confirmed = true WHERE chain_id = $1 AND number = ANY($2::bigint[])',
+    [chainId, numbers],
+  );
+}
+
+/** Advances the checkpoint (after Kafka acked) and forgets blocks older than keepFrom. */
+export async function advanceFollowerCheckpoint(
+  pool: Pool,
+  chainId: number,
+  checkpoint: { number: number; hash: string },
+  keepFrom: number,
+) {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(
+      `INSERT INTO follower_checkpoints (chain_id, block_number, block_hash, updated_at) VALUES ($1, $2, $3, now())
+       ON CONFLICT (chain_id) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
+         updated_at = now()`,
+      [chainId, checkpoint.number, bytes(checkpoint.hash)],
+    );
+    await client.query('DELETE FROM follower_blocks WHERE chain_id = $1 AND number < $2', [
+      chainId,
+      keepFrom,
+    ]);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * After `removed` events for every block above the fork were acked: forgets them and moves the
+ * checkpoint back to the fork block (never forward).
+ */
+export async function rewindFollower(pool: Pool, chainId: number, fork: { number: number; hash: string }) {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('DELETE FROM follower_blocks WHERE chain_id = $1 AND number > $2', [
+      chainId,
+      fork.number,
+    ]);
+    await client.query(
+      `UPDATE follower_checkpoints SET block_number = $2, block_hash = $3, updated_at = now()
+       WHERE chain_id = $1 AND block_number > $2`,
+      [chainId, fork.number, bytes(fork.hash)],
+    );
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,46 @@
+import type { Pool } from 'pg';
+
+const bytes = (h: string) => Buffer.from(h.slice(2), 'hex');
+const hex = (b: Buffer) => `0x${b.toString('hex')}`;
+
+export interface KnownToken {
+  readAtBlock: number;
+  /** The block in which the token was first seen (null for rows written without it). */
+  firstSeenHash: string | null;
+}
+
+/** Tokens of these that already have metadata in `tokens` (the follower reads metadata once per token). */
+export async function findKnownTokens(
+  pool: Pool,
+  chainId: number,
+  addresses: readonly string[],
+): Promise<Map<string, KnownToken>> {
+  if (addresses.length === 0) return new Map();
+  const res = await pool.query<{ address: Buffer; read_at_block: string; first_seen_hash: Buffer | null }>(
+    'SELECT address, read_at_block, first_seen_hash FROM tokens WHERE chain_id = $1 AND address = ANY($2::bytea[])',
+    [chainId, addresses.map(bytes)],
+  );
+  return new Map(
+    res.rows.map((r) => [
+      hex(r.address),
+      {
+        readAtBlock: Number(r.read_at_block),
+        firstSeenHash: r.first_seen_hash ? hex(r.first_seen_hash) : null,
+      },
+    ]),
+  );
+}
+
+/** Which of these addresses already have a recorded kind (contract or not) in `address_kinds`. */
+export async function findKnownAddressKinds(
+  pool: Pool,
+  chainId: number,
+  addresses: readonly string[],
+): Promise<Set<string>> {
+  if (addresses.length === 0) return new Set();
+  const res = await pool.query<{ address: Buffer }>(
+    'SELECT address FROM address_kinds WHERE chain_id = $1 AND address = ANY($2::bytea[])',
+    [chainId, addresses.map(bytes)],
+  );
+  return new Set(res.rows.map((r) => hex(r.address)));
+}

@@ -1,0 +1,60 @@
+import type { PoolClient } from 'pg';
+import type { RemovedBlock } from './chainRows.ts';
+
+const ZERO = `'\\x0000000000000000000000000000000000000000'::bytea`;
+
+// Reverses exactly the deltas of the transfer rows this statement deleted: removing a block twice,
+// or one that was never projected, changes nothing.
+const DELETE_TRANSFERS = `
+WITH del AS (
+  DELETE FROM transfers WHERE chain_id = $1 AND block_number = $2 AND block_hash = $3
+  RETURNING chain_id, block_number, token_address, from_address, to_address, value
+), bal AS (
+  UPDATE balances bl SET balance = bl.balance - d.delta
+  FROM (
+    SELECT chain_id, token_address, owner, sum(delta) AS delta FROM (
+      SELECT chain_id, token_address, from_address AS owner, -value AS delta FROM del WHERE from_address <> ${ZERO}
+      UNION ALL
+      SELECT chain_id, token_address, to_address, value FROM del WHERE to_address <> ${ZERO}
+    ) x GROUP BY chain_id, token_address, owner
+  ) d
+  WHERE bl.chain_id = d.chain_id AND bl.token_address = d.token_address AND bl.owner_address = d.owner
+  RETURNING 1
+), sup AS (
+  UPDATE tokens t SET total_supply = t.total_supply - d.delta
+  FROM (
+    SELECT i.chain_id, i.token_address,
+      sum(CASE WHEN i.from_address = ${ZERO} THEN i.value ELSE 0 END)
+        - sum(CASE WHEN i.to_address = ${ZERO} THEN i.value ELSE 0 END) AS delta
+    FROM del i JOIN tokens k ON k.chain_id = i.chain_id AND k.address = i.token_address
+    WHERE i.block_number > k.read_at_block AND (i.from_address = ${ZERO} OR i.to_address = ${ZERO})
+    GROUP BY i.chain_id, i.token_address
+  ) d
+  WHERE t.chain_id = d.chain_id AND t.address = d.token_address AND t.total_supply IS NOT NULL
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM del)::int AS transfers`;
+
+/** Deletes an orphaned block's rows (inside the caller's transaction) and reverses its balance and supply deltas. */
+export async function removeChainBlock(
+  client: PoolClient,
+  block: RemovedBlock,
+): Promise<{ blocks: number; logs: number; transfers: number }> {
+  const hash = Buffer.from(block.hash.slice(2), 'hex');
+  const params = [block.chainId, block.number, hash];
+  const transfers =
+    (await client.query<{ transfers: number }>(DELETE_TRANSFERS, params)).rows[0]?.transfers ?? 0;
+  const logs = await client.query(
+    'DELETE FROM logs WHERE chain_id = $1 AND block_number = $2 AND block_hash = $3',
+    params,
+  );
+  await client.query('DELETE FROM tokens WHERE chain_id = $1 AND first_seen_hash = $2', [
+    block.chainId,
+    hash,
+  ]);
+  const blocks = await client.query(
+    'DELETE FROM blocks WHERE chain_id = $1 AND number = $2 AND hash = $3',
+    params,
+  );
+  return { blocks: blocks.rowCount ?? 0, logs: logs.rowCount ?? 0, transfers };
+}

@@ -1,0 +1,282 @@
+import type { Pool, PoolClient } from 'pg';
+import { bytesToHex, hexToBytes } from '../bytes.ts';
+
+type Db = Pool | PoolClient;
+
+export type DeliveryStatus = 'pending' | 'held' | 'delivered' | 'failed';
+
+export interface NewDelivery {
+  id: string;
+  streamId: string;
+  chainId: number;
+  blockNumber: number;
+  blockHash: string;
+  confirmed: boolean;
+  body: string;
+  status: 'pending' | 'held';
+  logsCount: number;
+  txsCount: number;
+}
+
+/**
+ * Inserts the delivery of one (stream, chain, block, confirmed), or finds the one already there
+ * (a replayed block). Returns its id and status so the caller enqueues only pending ones.
+ */
+export async function insertDelivery(
+  db: Db,
+  d: NewDelivery,
+): Promise<{ id: string; status: DeliveryStatus; created: boolean }> {
+  const ins = await db.query<{ id: string; status: DeliveryStatus }>(
+    `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     ON CONFLICT (stream_id, chain_id, block_hash, confirmed) DO NOTHING RETURNING id, status`,
+    [
+      d.id,
+      d.streamId,
+      d.chainId,
+      d.blockNumber,
+      hexToBytes(d.blockHash),
+      d.confirmed,
+      d.body,
+      d.status,
+      d.logsCount,
+      d.txsCount,
+    ],
+  );
+  if (ins.rows[0]) return { ...ins.rows[0], created: true };
+  const { rows } = await db.query<{ id: string; status: DeliveryStatus }>(
+    'SELECT id, status FROM deliveries WHERE stream_id = $1 AND chain_id = $2 AND block_hash = $3 AND confirmed = $4',
+    [d.streamId, d.chainId, hexToBytes(d.blockHash), d.confirmed],
+  );
+  return { ...rows[0]!, created: false };
+}
+
+/** Everything one attempt needs, read fresh at each attempt (the URL or secret may have changed). */
+export interface DeliveryToSend {
+  id: string;
+  streamId: string;
+  status: DeliveryStatus;
+  body: string;
+  attempts: number;
+  streamStatus: 'active' | 'paused' | 'error' | 'terminated';
+  webhookUrl: string;
+  secret: string;
+  queueSize: number;
+}
+
+export async function getDeliveryToSend(db: Db, id: string): Promise<DeliveryToSend | undefined> {
+  const { rows } = await db.query<{
+    id: string;
+    stream_id: string;
+    status: DeliveryStatus;
+    body: string;
+    attempts: number;
+    stream_status: DeliveryToSend['streamStatus'];
+    webhook_url: string;
+    secret: string;
+    queue_size: string;
+  }>(
+    `SELECT d.id, d.stream_id, d.status, d.body, d.attempts, s.status AS stream_status,
+            s.config->>'webhookUrl' AS webhook_url, a.webhook_secret AS secret,
+            (SELECT count(*) FROM deliveries p WHERE p.stream_id = d.stream_id AND p.status IN ('pending', 'held')) AS queue_size
+       FROM deliveries d JOIN streams s ON s.id = d.stream_id JOIN accounts a ON a.id = s.account_id
+      WHERE d.id = $1`,
+    [id],
+  );
+  const r = rows[0];
+  if (!r) return undefined;
+  return {
+    id: r.id,
+    streamId: r.stream_id,
+    status: r.status,
+    body: r.body,
+    attempts: r.attempts,
+    streamStatus: r.stream_status,
+    webhookUrl: r.webhook_url,
+    secret: r.secret,
+    queueSize: Number(r.queue_size),
+  };
+}
+
+/** Records one attempt and moves the delivery to its new status; the attempt number is allocated here. */
+export async function recordAttempt(
+  db: Db,
+  a: {
+    deliveryId: string;
+    statusCode: number | null;
+    latencyMs: number;
+    error: string | null;
+    newStatus: DeliveryStatus;
+  },
+): Promise<number> {
+  const { rows } = await db.query<{ attempts: number }>(
+    `WITH d AS (
+       UPDATE deliveries SET attempts = attempts + 1, status = $5, last_error = $4,
+         delivered_at = CASE WHEN $5 = 'delivered' THEN now() ELSE delivered_at END
+       WHERE id = $1 RETURNING attempts)
+     INSERT INTO delivery_attempts (delivery_id, attempt, status_code, latency_ms, error)
+     SELECT $1, d.attempts, $2, $3, $4 FROM d RETURNING attempt AS attempts`,
+    [a.deliveryId, a.statusCode, a.latencyMs, a.error, a.newStatus],
+  );
+  return rows[0]?.attempts ?? 0;
+}
+
+export async function setDeliveryStatus(db: Db, id: string, status: DeliveryStatus): Promise<void> {
+  await db.query('UPDATE deliveries SET status = $2 WHERE id = $1', [id, status]);
+}
+
+/** Held deliveries of a stream become pending again (on re-activation); returns their ids to enqueue. */
+export async function releaseHeldDeliveries(db: Db, streamId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE deliveries SET status = 'pending' WHERE stream_id = $1 AND status = 'held' RETURNING id`,
+    [streamId],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Marks a delivery of an account's stream pending again for a replay; undefined when not found. */
+export async function prepareReplay(
+  db: Db,
+  accountId: string,
+  streamId: string,
+  deliveryId: string,
+): Promise<HistoryItem | undefined> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE deliveries d SET status = 'pending' FROM streams s
+      WHERE d.id = $3 AND d.stream_id = $2 AND s.id = d.stream_id AND s.account_id = $1 RETURNING d.id`,
+    [accountId, streamId, deliveryId],
+  );
+  if (!rows[0]) return undefined;
+  const page = await listHistory(db, accountId, { limit: 1, deliveryId });
+  return page.items[0];
+}
+
+export interface HistoryItem {
+  id: string;
+  streamId: string;
+  chainId: number;
+  blockNumber: string;
+  blockHash: string;
+  confirmed: boolean;
+  status: DeliveryStatus;
+  attempts: number;
+  lastError: string | null;
+  body: string;
+  tag: string;
+  webhookUrl: string;
+  createdAt: Date;
+  createdAtKey: string;
+  deliveredAt: Date | null;
+}
+
+/** Deliveries of an account, newest first, keyset by (created_at, id). */
+export async function listHistory(
+  db: Db,
+  accountId: string,
+  q: { limit: number; streamId?: string; deliveryId?: string; before?: { createdAt: string; id: string } },
+): Promise<{ items: HistoryItem[]; total: number }> {
+  const params: unknown[] = [accountId];
+  const conds = ['s.account_id = $1'];
+  if (q.streamId) {
+    params.push(q.streamId);
+    conds.push(`d.stream_id = $${params.length}`);
+  }
+  if (q.deliveryId) {
+    params.push(q.deliveryId);
+    conds.push(`d.id = $${params.length}`);
+  }
+  const countWhere = conds.join(' AND ');
+  const countParams = [...params];
+  if (q.before) {
+    params.push(q.before.createdAt, q.before.id);
+    conds.push(`(d.created_at, d.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+  }
+  params.push(q.limit);
+  const [page, count] = await Promise.all([
+    db.query<{
+      id: string;
+      stream_id: string;
+      chain_id: string;
+      block_number: string;
+      block_hash: Buffer;
+      confirmed: boolean;
+      status: DeliveryStatus;
+      attempts: number;
+      last_error: string | null;
+      body: string;
+      tag: string;
+      webhook_url: string;
+      created_at: Date;
+      created_at_key: string;
+      delivered_at: Date | null;
+    }>(
+      `SELECT d.id, d.stream_id, d.chain_id, d.block_number, d.block_hash, d.confirmed, d.status, d.attempts,
+              d.last_error, d.body, s.config->>'tag' AS tag, s.config->>'webhookUrl' AS webhook_url,
+              d.created_at, d.created_at::text AS created_at_key, d.delivered_at
+         FROM deliveries d JOIN streams s ON s.id = d.stream_id
+        WHERE ${conds.join(' AND ')} ORDER BY d.created_at DESC, d.id DESC LIMIT $${params.length}`,
+      params,
+    ),
+    db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM deliveries d JOIN streams s ON s.id = d.stream_id WHERE ${countWhere}`,
+      countParams,
+    ),
+  ]);
+  return {
+    total: Number(count.rows[0]?.n ?? 0),
+    items: page.rows.map((r) => ({
+      id: r.id,
+      streamId: r.stream_id,
+      chainId: Number(r.chain_id),
+      blockNumber: r.block_number,
+      blockHash: bytesToHex(r.block_hash),
+      confirmed: r.confirmed,
+      status: r.status,
+      attempts: r.attempts,
+      lastError: r.last_error,
+      body: r.body,
+      tag: r.tag,
+      webhookUrl: r.webhook_url,
+      createdAt: r.created_at,
+      createdAtKey: r.created_at_key,
+      deliveredAt: r.delivered_at,
+    })),
+  };
+}
+
+export interface DeliveryStats {
+  totalWebhooksDelivered: number;
+  totalWebhooksFailed: number;
+  totalLogsProcessed: number;
+  totalTxsProcessed: number;
+  totalTxsInternalProcessed: number;
+}
+
+/** Delivered / failed webhook counts and processed items, for an account or one of its streams. */
+export async function deliveryStats(db: Db, accountId: string, streamId?: string): Promise<DeliveryStats> {
+  const params: unknown[] = [accountId];
+  let where = 's.account_id = $1';
+  if (streamId) {
+    params.push(streamId);
+    where += ' AND d.stream_id = $2';
+  }
+  const { rows } = await db.query<{ delivered: string; failed: string; logs: string; txs: string }>(
+    `SELECT count(*) FILTER (WHERE d.status = 'delivered') AS delivered,
+            (SELECT count(*) FROM delivery_attempts a JOIN deliveries d2 ON d2.id = a.delivery_id
+               JOIN streams s2 ON s2.id = d2.stream_id
+              WHERE s2.account_id = $1 ${streamId ? 'AND d2.stream_id = $2' : ''}
+                AND (a.status_code IS NULL OR a.status_code < 200 OR a.status_code > 299)) AS failed,
+            coalesce(sum(d.logs_count) FILTER (WHERE d.status = 'delivered'), 0) AS logs,
+            coalesce(sum(d.txs_count) FILTER (WHERE d.status = 'delivered'), 0) AS txs
+       FROM deliveries d JOIN streams s ON s.id = d.stream_id WHERE ${where}`,
+    params,
+  );
+  const r = rows[0];
+  return {
+    totalWebhooksDelivered: Number(r?.delivered ?? 0),
+    totalWebhooksFailed: Number(r?.failed ?? 0),
+    totalLogsProcessed: Number(r?.logs ?? 0),
+    totalTxsProcessed: Number(r?.txs ?? 0),
+    totalTxsInternalProcessed: 0,
+  };
+}

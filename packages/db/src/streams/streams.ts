@@ -1,0 +1,183 @@
+import type { Pool, PoolClient } from 'pg';
+
+export type StreamStatus = 'active' | 'paused' | 'error' | 'terminated';
+
+export interface StreamRow {
+  id: string;
+  accountId: string;
+  config: Record<string, unknown>;
+  chainIds: number[];
+  status: StreamStatus;
+  statusMessage: string;
+  successRate: number;
+  errorSince: Date | null;
+  createdAt: Date;
+  /** created_at at full (microsecond) precision, for keyset cursors. */
+  createdAtKey: string;
+}
+
+type Db = Pool | PoolClient;
+
+const COLUMNS = `id, account_id, config, chain_ids, status, status_message, success_rate, error_since, created_at, created_at::text AS created_at_key`;
+
+interface RawRow {
+  id: string;
+  account_id: string;
+  config: Record<string, unknown>;
+  chain_ids: string[];
+  status: StreamStatus;
+  status_message: string;
+  success_rate: number;
+  error_since: Date | null;
+  created_at: Date;
+  created_at_key: string;
+}
+
+const toRow = (r: RawRow): StreamRow => ({
+  id: r.id,
+  accountId: r.account_id,
+  config: r.config,
+  chainIds: r.chain_ids.map(Number),
+  status: r.status,
+  statusMessage: r.status_message,
+  successRate: r.success_rate,
+  errorSince: r.error_since,
+  createdAt: r.created_at,
+  createdAtKey: r.created_at_key,
+});
+
+export async function insertStream(
+  db: Db,
+  s: { id: string; accountId: string; config: Record<string, unknown>; chainIds: number[] },
+): Promise<StreamRow> {
+  const { rows } = await db.query<RawRow>(
+    `INSERT INTO streams (id, account_id, config, chain_ids) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+    [s.id, s.accountId, JSON.stringify(s.config), s.chainIds],
+  );
+  return toRow(rows[0]!);
+}
+
+/** A stream of one account (undefined when it does not exist or belongs to another account). */
+export async function getStream(db: Db, accountId: string, id: string): Promise<StreamRow | undefined> {
+  const { rows } = await db.query<RawRow>(
+    `SELECT ${COLUMNS} FROM streams WHERE id = $1 AND account_id = $2`,
+    [id, accountId],
+  );
+  return rows[0] ? toRow(rows[0]) : undefined;
+}
+
+export async function getStreamById(db: Db, id: string): Promise<StreamRow | undefined> {
+  const { rows } = await db.query<RawRow>(`SELECT ${COLUMNS} FROM streams WHERE id = $1`, [id]);
+  return rows[0] ? toRow(rows[0]) : undefined;
+}
+
+/** Keyset page of an account's streams, oldest first; `after` is the last (createdAt, id) of the previous page. */
+export async function listStreams(
+  db: Db,
+  accountId: string,
+  limit: number,
+  after?: { createdAt: string; id: string },
+): Promise<{ rows: StreamRow[]; total: number }> {
+  const params: unknown[] = [accountId, limit];
+  let where = 'account_id = $1';
+  if (after) {
+    params.push(after.createdAt, after.id);
+    where += ' AND (created_at, id) > ($3::timestamptz, $4::uuid)';
+  }
+  const [page, count] = await Promise.all([
+    db.query<RawRow>(
+      `SELECT ${COLUMNS} FROM streams WHERE ${where} ORDER BY created_at, id LIMIT $2`,
+      params,
+    ),
+    db.query<{ n: string }>('SELECT count(*) AS n FROM streams WHERE account_id = $1', [accountId]),
+  ]);
+  return { rows: page.rows.map(toRow), total: Number(count.rows[0]?.n ?? 0) };
+}
+
+export async function updateStreamConfig(
+  db: Db,
+  accountId: string,
+  id: string,
+  config: Record<string, unknown>,
+  chainIds: number[],
+): Promise<StreamRow | undefined> {
+  const { rows } = await db.query<RawRow>(
+    `UPDATE streams SET config = $3, chain_ids = $4, updated_at = now() WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`,
+    [id, accountId, JSON.stringify(config), chainIds],
+  );
+  return rows[0] ? toRow(rows[0]) : undefined;
+}
+
+export async function deleteStream(db: Db, accountId: string, id: string): Promise<StreamRow | undefined> {
+  const { rows } = await db.query<RawRow>(
+    `DELETE FROM streams WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`,
+    [id, accountId],
+  );
+  return rows[0] ? toRow(rows[0]) : undefined;
+}
+
+/**
+ * Sets a caller-chosen status. Becoming active again resets the delivery health, so held
+ * deliveries get a fair start. A terminated stream stays terminated.
+ */
+export async function setStreamStatus(
+  db: Db,
+  accountId: string,
+  id: string,
+  status: 'active' | 'paused',
+  message: string,
+): Promise<StreamRow | undefined> {
+  const { rows } = await db.query<RawRow>(
+    `UPDATE streams SET status = $3, status_message = $4, updated_at = now(),
+       success_rate = CASE WHEN $3 = 'active' THEN 100 ELSE success_rate END,
+       error_since = CASE WHEN $3 = 'active' THEN NULL ELSE error_since END
+     WHERE id = $1 AND account_id = $2 AND status <> 'terminated' RETURNING ${COLUMNS}`,
+    [id, accountId, status, message],
+  );
+  return rows[0] ? toRow(rows[0]) : undefined;
+}
+
+/** Every stream the matcher evaluates: active ones, and those in error (their webhooks are held). */
+export async function loadMatchableStreams(db: Db): Promise<StreamRow[]> {
+  const { rows } = await db.query<RawRow>(
+    `SELECT ${COLUMNS} FROM streams WHERE status IN ('active', 'error')`,
+  );
+  return rows.map(toRow);
+}
+
+/**
+ * Applies one delivery result to the stream's health: +1 on success (capped at 100), -1 on a
+ * failed attempt; below `threshold` an active stream goes to `error`. Returns the new status
+ * when it changed.
+ */
+export async function recordStreamHealth(
+  db: Db,
+  streamId: string,
+  success: boolean,
+  threshold: number,
+): Promise<{ status: StreamStatus; changed: boolean } | undefined> {
+  const { rows } = await db.query<{ status: StreamStatus; changed: boolean }>(
+    `WITH before AS (SELECT status FROM streams WHERE id = $1 FOR UPDATE)
+     UPDATE streams s SET
+       success_rate = LEAST(100, GREATEST(0, s.success_rate + CASE WHEN $2 THEN 1 ELSE -1 END)),
+       status = CASE WHEN s.status = 'active' AND NOT $2 AND s.success_rate - 1 < $3 THEN 'error' ELSE s.status END,
+       status_message = CASE WHEN s.status = 'active' AND NOT $2 AND s.success_rate - 1 < $3
+         THEN 'Stream is in error: its webhook delivery success rate fell below ' || $3 || '%' ELSE s.status_message END,
+       error_since = CASE WHEN s.status = 'active' AND NOT $2 AND s.success_rate - 1 < $3 THEN now() ELSE s.error_since END
+     FROM before WHERE s.id = $1
+     RETURNING s.status, s.status IS DISTINCT FROM before.status AS changed`,
+    [streamId, success, threshold],
+  );
+  return rows[0];
+}
+
+/** Streams in error for longer than `afterMs` become terminated (final). Returns their ids. */
+export async function terminateStaleErrorStreams(db: Db, afterMs: number): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE streams SET status = 'terminated', updated_at = now(),
+       status_message = 'Stream was terminated after staying in error for too long'
+     WHERE status = 'error' AND error_since < now() - ($1::bigint * interval '1 millisecond') RETURNING id`,
+    [afterMs],
+  );
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,86 @@
+/**
+ * The advancedOptions filter language: `{op: [field, value]}` with op one of eq, ne, lt, gt, lte,
+ * gte, in, nin; `{and: [filter...]}`, `{or: [filter...]}`. Fields are decoded event parameter
+ * names, plus moralis_streams_contract_address and moralis_streams_possibleSpam. Integers compare
+ * as bigint (uint256 safe); addresses and hex compare case-insensitively.
+ */
+const COMPARE_OPS = ['eq', 'ne', 'lt', 'gt', 'lte', 'gte'] as const;
+const SET_OPS = ['in', 'nin'] as const;
+const GROUP_OPS = ['and', 'or'] as const;
+export const BUILTIN_FIELDS = ['moralis_streams_contract_address', 'moralis_streams_possibleSpam'];
+
+type Filter = Record<string, unknown>;
+
+/** Returns a message describing the first problem, or undefined when the filter is well formed. */
+export function checkFilterShape(filter: unknown, fields: Set<string>): string | undefined {
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter))
+    return 'a filter must be an object';
+  const entries = Object.entries(filter);
+  if (entries.length !== 1) return 'a filter object must have exactly one operator';
+  const [op, arg] = entries[0]!;
+  if ((GROUP_OPS as readonly string[]).includes(op)) {
+    if (!Array.isArray(arg) || arg.length === 0) return `${op} takes a non-empty array of filters`;
+    for (const f of arg) {
+      const problem = checkFilterShape(f, fields);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  const isSet = (SET_OPS as readonly string[]).includes(op);
+  if (!isSet && !(COMPARE_OPS as readonly string[]).includes(op)) return `unknown filter operator ${op}`;
+  if (!Array.isArray(arg) || arg.length !== 2 || typeof arg[0] !== 'string')
+    return `${op} takes [field, value]`;
+  if (!fields.has(arg[0]) && !BUILTIN_FIELDS.includes(arg[0])) return `unknown filter field ${arg[0]}`;
+  if (isSet && !Array.isArray(arg[1])) return `${op} takes [field, [values]]`;
+  return undefined;
+}
+
+function normalize(v: unknown): bigint | string | boolean | undefined {
+  if (typeof v === 'bigint' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : String(v);
+  if (typeof v === 'string') {
+    if (/^-?[0-9]+$/.test(v)) return BigInt(v);
+    return /^0x[0-9a-fA-F]*$/.test(v) ? v.toLowerCase() : v;
+  }
+  return undefined;
+}
+
+function compare(a: unknown, b: unknown): number | undefined {
+  const x = normalize(a);
+  const y = normalize(b);
+  if (x === undefined || y === undefined) return undefined;
+  if (typeof x === 'bigint' && typeof y === 'bigint') return x < y ? -1 : x > y ? 1 : 0;
+  const sx = String(x);
+  const sy = String(y);
+  return sx < sy ? -1 : sx > sy ? 1 : 0;
+}
+
+export function evaluateFilter(filter: Filter, fields: Record<string, unknown>): boolean {
+  const [op, arg] = Object.entries(filter)[0] ?? [];
+  if (op === 'and') return (arg as Filter[]).every((f) => evaluateFilter(f, fields));
+  if (op === 'or') return (arg as Filter[]).some((f) => evaluateFilter(f, fields));
+  const [field, value] = arg as [string, unknown];
+  const actual = fields[field];
+  if (op === 'in' || op === 'nin') {
+    const found = (value as unknown[]).some((v) => compare(actual, v) === 0);
+    return op === 'in' ? found : !found;
+  }
+  const c = compare(actual, value);
+  if (c === undefined) return op === 'ne';
+  switch (op) {
+    case 'eq':
+      return c === 0;
+    case 'ne':
+      return c !== 0;
+    case 'lt':
+      return c < 0;
+    case 'gt':
+      return c > 0;
+    case 'lte':
+      return c <= 0;
+    case 'gte':
+      return c >= 0;
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,12 @@
+export {
+  type StreamConfig,
+  TRIGGER_TYPES,
+  type ValidationDetails,
+  type ValidationResult,
+  streamBody,
+  validateStreamConfig,
+} from './streamConfig.ts';
+export { type AbiEvent, abiEvents, topic0OfSignature } from './eventSignature.ts';
+export { BUILTIN_FIELDS, checkFilterShape, evaluateFilter } from './evaluateFilter.ts';
+export { type CompiledStream, type StreamStatus, compileStream } from './compileStream.ts';
+export { type BlockMatch, TRANSFER_TOPIC, type TokenInfo, matchBlock } from './matchBlock.ts';

@@ -1,0 +1,187 @@
+import type { ChainLog, ChainTransaction, FullBlockEvent } from '@tributary/schema';
+import type { WebhookBody, WebhookErc20Transfer, WebhookLog, WebhookTx } from '@tributary/webhooks';
+import { decodeEventLog, formatUnits } from 'viem';
+import type { CompiledStream } from './compileStream.ts';
+import { evaluateFilter } from './evaluateFilter.ts';
+
+/** keccak256("Transfer(address,address,uint256)") */
+export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+export interface TokenInfo {
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+}
+
+export interface BlockMatch {
+  body: WebhookBody;
+  logsCount: number;
+  txsCount: number;
+}
+
+const topicAddress = (topic: string | undefined) =>
+  topic && /^0x0{24}[0-9a-f]{40}$/.test(topic) ? `0x${topic.slice(26)}` : undefined;
+
+function decodeFields(stream: CompiledStream, log: ChainLog): Record<string, unknown> | undefined {
+  const event = stream.events.get(log.topics[0] ?? '');
+  if (!event) return undefined;
+  try {
+    const decoded = decodeEventLog({
+      abi: [event.item],
+      data: log.data,
+      topics: log.topics as [`0x${string}`, ...`0x${string}`[]],
+    });
+    const args = decoded.args as unknown;
+    const fields: Record<string, unknown> = {};
+    if (Array.isArray(args)) {
+      for (const [i, v] of args.entries()) fields[event.fieldNames[i] ?? `${i}`] = v;
+    } else Object.assign(fields, args as Record<string, unknown>);
+    return fields;
+  } catch {
+    return undefined;
+  }
+}
+
+function logMatches(stream: CompiledStream, log: ChainLog): boolean {
+  const topic0 = log.topics[0];
+  if (stream.topic0.size > 0 && (topic0 === undefined || !stream.topic0.has(topic0))) return false;
+  const addressHit =
+    stream.config.allAddresses === true ||
+    stream.addresses.has(log.address) ||
+    log.topics.slice(1).some((t) => {
+      const a = topicAddress(t);
+      return a !== undefined && stream.addresses.has(a);
+    });
+  if (!addressHit) return false;
+  const filter = topic0 === undefined ? undefined : stream.filters.get(topic0);
+  if (!filter) return true;
+  const fields = decodeFields(stream, log);
+  if (!fields) return false;
+  fields['moralis_streams_contract_address'] = log.address;
+  fields['moralis_streams_possibleSpam'] = false;
+  return evaluateFilter(filter, fields);
+}
+
+const toWebhookLog = (log: ChainLog): WebhookLog => ({
+  logIndex: String(log.logIndex),
+  transactionHash: log.transactionHash,
+  address: log.address,
+  data: log.data,
+  topic0: log.topics[0] ?? null,
+  topic1: log.topics[1] ?? null,
+  topic2: log.topics[2] ?? null,
+  topic3: log.topics[3] ?? null,
+});
+
+const toWebhookTx = (tx: ChainTransaction): WebhookTx => ({
+  hash: tx.hash,
+  gas: tx.gas,
+  gasPrice: tx.gasPrice,
+  nonce: String(tx.nonce),
+  input: tx.input,
+  transactionIndex: String(tx.transactionIndex),
+  fromAddress: tx.from,
+  toAddress: tx.to,
+  value: tx.value,
+  type: String(tx.type),
+  v: tx.v,
+  r: tx.r,
+  s: tx.s,
+  receiptCumulativeGasUsed: tx.receipt.cumulativeGasUsed,
+  receiptGasUsed: tx.receipt.gasUsed,
+  receiptContractAddress: tx.receipt.contractAddress,
+  receiptRoot: tx.receipt.root,
+  receiptStatus: tx.receipt.status === null ? null : String(tx.receipt.status),
+});
+
+function erc20Transfer(log: ChainLog, token: TokenInfo | undefined): WebhookErc20Transfer | undefined {
+  if (log.topics[0] !== TRANSFER_TOPIC || log.topics.length !== 3 || log.data.length !== 66) return undefined;
+  const from = topicAddress(log.topics[1]);
+  const to = topicAddress(log.topics[2]);
+  if (!from || !to) return undefined;
+  const value = BigInt(log.data);
+  const decimals = token?.decimals ?? null;
+  return {
+    transactionHash: log.transactionHash,
+    logIndex: String(log.logIndex),
+    contract: log.address,
+    from,
+    to,
+    value: value.toString(),
+    tokenName: token?.name ?? '',
+    tokenSymbol: token?.symbol ?? '',
+    tokenDecimals: decimals === null ? '' : String(decimals),
+    valueWithDecimals: decimals === null ? '' : formatUnits(value, decimals),
+    possibleSpam: false,
+  };
+}
+
+/**
+ * Evaluates one stream against one block: the webhook body (retries 0) when anything matched,
+ * undefined otherwise. Pure: token metadata comes from the caller.
+ */
+export function matchBlock(
+  stream: CompiledStream,
+  event: FullBlockEvent,
+  tokenInfo: (address: string) => TokenInfo | undefined = () => undefined,
+): BlockMatch | undefined {
+  const { config, addresses } = stream;
+  const all = config.allAddresses === true;
+  const watched = (a: string | null) => a !== null && addresses.has(a);
+
+  const matchedLogs = config.includeContractLogs ? event.logs.filter((l) => logMatches(stream, l)) : [];
+  const txs = config.includeNativeTxs
+    ? event.transactions.filter(
+        (tx) => all || watched(tx.from) || watched(tx.to) || watched(tx.receipt.contractAddress),
+      )
+    : [];
+  const internal = config.includeInternalTxs
+    ? event.internalTransactions.filter((t) => all || watched(t.from) || watched(t.to))
+    : [];
+
+  let logs = matchedLogs;
+  if (config.includeAllTxLogs) {
+    const hashes = new Set([
+      ...matchedLogs.map((l) => l.transactionHash),
+      ...txs.map((t) => t.hash),
+      ...internal.map((t) => t.transactionHash),
+    ]);
+    logs = event.logs.filter((l) => hashes.has(l.transactionHash));
+  }
+  if (logs.length === 0 && txs.length === 0 && internal.length === 0) return undefined;
+
+  const tokens = new Map(event.tokens.map((t) => [t.address, t]));
+  const erc20Transfers = logs
+    .map((l) => erc20Transfer(l, tokens.get(l.address) ?? tokenInfo(l.address)))
+    .filter((t): t is WebhookErc20Transfer => t !== undefined);
+
+  const body: WebhookBody = {
+    confirmed: event.type === 'confirmed',
+    chainId: `0x${event.chainId.toString(16)}`,
+    abi: config.abi ?? [],
+    streamId: stream.id,
+    tag: config.tag,
+    retries: 0,
+    block: {
+      number: String(event.block.number),
+      hash: event.block.hash,
+      timestamp: String(event.block.timestamp),
+    },
+    logs: logs.map(toWebhookLog),
+    txs: txs.map(toWebhookTx),
+    txsInternal: internal.map((t) => ({
+      from: t.from,
+      to: t.to,
+      value: t.value,
+      transactionHash: t.transactionHash,
+      gas: t.gas,
+    })),
+    erc20Transfers,
+    erc20Approvals: [],
+    nftTransfers: [],
+    nftApprovals: { ERC721: [], ERC1155: [] },
+    nftTokenApprovals: [],
+    nativeBalances: [],
+  };
+  return { body, logsCount: body.logs.length, txsCount: body.txs.length };
+}

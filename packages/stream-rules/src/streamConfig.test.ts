@@ -1,0 +1,83 @@
+import { createChainRegistry } from '@tributary/chains';
+import { describe, expect, it } from 'vitest';
+import { validateStreamConfig } from './streamConfig.ts';
+
+const chains = createChainRegistry();
+const transferAbi = {
+  anonymous: false,
+  inputs: [
+    { indexed: true, name: 'from', type: 'address' },
+    { indexed: true, name: 'to', type: 'address' },
+    { indexed: false, name: 'value', type: 'uint256' },
+  ],
+  name: 'Transfer',
+  type: 'event',
+};
+const good = {
+  webhookUrl: 'https://example.com/hook',
+  description: 'd',
+  tag: 't',
+  chainIds: ['0x1'],
+  includeContractLogs: true,
+  topic0: ['Transfer(address,address,uint256)'],
+  abi: [transferAbi],
+  advancedOptions: [{ topic0: 'Transfer(address,address,uint256)', filter: { gt: ['value', '1000'] } }],
+};
+
+describe('validateStreamConfig', () => {
+  it('accepts a complete body and lower-cases chain ids', () => {
+    const r = validateStreamConfig({ ...good, chainIds: ['0xA86A'] }, chains);
+    expect(r.ok && r.config.chainIds).toEqual(['0xa86a']);
+  });
+
+  it('names each bad field', () => {
+    const r = validateStreamConfig(
+      { description: 'd', tag: 't', chainIds: ['0x1'], webhookUrl: 'nope' },
+      chains,
+    );
+    expect(r).toEqual({ ok: false, details: { webhookUrl: { message: expect.any(String) } } });
+  });
+
+  it('applies the create rules', () => {
+    const r = validateStreamConfig(
+      {
+        ...good,
+        includeContractLogs: false,
+        chainIds: ['0x1', '0x999999'],
+        topic0: ['Transfer(address,address,uint256)', 'Approval(address,address,uint256)'],
+        advancedOptions: [
+          { topic0: 'Deposit(uint256)', filter: {} },
+          { topic0: 'Transfer(address,address,uint256)', filter: { eq: ['amount', '1'] } },
+        ],
+      },
+      chains,
+    );
+    expect(r.ok).toBe(false);
+    expect(!r.ok && Object.keys(r.details).sort()).toEqual([
+      'advancedOptions.0.topic0',
+      'advancedOptions.1.filter',
+      'chainIds.1',
+      'includeContractLogs',
+      'topic0.1',
+    ]);
+  });
+
+  it('checks that trigger selectors fit the trigger type', () => {
+    const trigger = {
+      type: 'erc20transfer',
+      contractAddress: '$contract',
+      functionAbi: {
+        type: 'function',
+        name: 'balanceOf',
+        inputs: [{ name: 'a', type: 'address' }],
+        outputs: [],
+      },
+      inputs: ['$owner'],
+    };
+    const r = validateStreamConfig({ ...good, triggers: [trigger] }, chains);
+    expect(!r.ok && Object.keys(r.details)).toEqual(['triggers.0']);
+    expect(validateStreamConfig({ ...good, triggers: [{ ...trigger, inputs: ['$to'] }] }, chains).ok).toBe(
+      true,
+    );
+  });
+});

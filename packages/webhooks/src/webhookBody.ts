@@ -1,0 +1,127 @@
+/**
+ * The webhook body as sent on the wire. Every value is a string, boolean, array or object (no
+ * numbers), so `JSON.stringify(JSON.parse(bytes))` gives the same bytes back: the SDK's
+ * verifySignature re-serializes the parsed body before hashing it.
+ */
+export interface WebhookLog {
+  logIndex: string;
+  transactionHash: string;
+  address: string;
+  data: string;
+  topic0: string | null;
+  topic1: string | null;
+  topic2: string | null;
+  topic3: string | null;
+  triggers?: TriggerResult[];
+}
+
+export interface WebhookTx {
+  hash: string;
+  gas: string;
+  gasPrice: string | null;
+  nonce: string;
+  input: string;
+  transactionIndex: string;
+  fromAddress: string;
+  toAddress: string | null;
+  value: string;
+  type: string;
+  v: string | null;
+  r: string | null;
+  s: string | null;
+  receiptCumulativeGasUsed: string;
+  receiptGasUsed: string;
+  receiptContractAddress: string | null;
+  receiptRoot: string | null;
+  receiptStatus: string | null;
+  triggers?: TriggerResult[];
+}
+
+export interface WebhookInternalTx {
+  from: string;
+  to: string;
+  value: string;
+  transactionHash: string;
+  gas: string;
+}
+
+export interface WebhookErc20Transfer {
+  transactionHash: string;
+  logIndex: string;
+  contract: string;
+  from: string;
+  to: string;
+  value: string;
+  tokenName: string;
+  tokenSymbol: string;
+  tokenDecimals: string;
+  valueWithDecimals: string;
+  possibleSpam: boolean;
+  triggers?: TriggerResult[];
+}
+
+export interface TriggerResult {
+  name: string;
+  value: unknown;
+}
+
+export interface NativeBalance {
+  address: string;
+  balance: string;
+}
+
+export interface WebhookBody {
+  confirmed: boolean;
+  chainId: string;
+  abi: unknown[];
+  streamId: string;
+  tag: string;
+  retries: number;
+  block: { number: string; hash: string; timestamp: string };
+  logs: WebhookLog[];
+  txs: WebhookTx[];
+  txsInternal: WebhookInternalTx[];
+  erc20Transfers: WebhookErc20Transfer[];
+  erc20Approvals: unknown[];
+  nftTransfers: unknown[];
+  nftApprovals: { ERC721: unknown[]; ERC1155: unknown[] };
+  nftTokenApprovals: unknown[];
+  nativeBalances: NativeBalance[];
+}
+
+/** Serializes in the hosted service's key order (the check vector of API.md is built this way). */
+export function serializeWebhook(body: WebhookBody): string {
+  const ordered: WebhookBody = {
+    confirmed: body.confirmed,
+    chainId: body.chainId,
+    abi: body.abi,
+    streamId: body.streamId,
+    tag: body.tag,
+    retries: body.retries,
+    block: { number: body.block.number, hash: body.block.hash, timestamp: body.block.timestamp },
+    logs: body.logs,
+    txs: body.txs,
+    txsInternal: body.txsInternal,
+    erc20Transfers: body.erc20Transfers,
+    erc20Approvals: body.erc20Approvals,
+    nftTransfers: body.nftTransfers,
+    nftApprovals: body.nftApprovals,
+    nftTokenApprovals: body.nftTokenApprovals,
+    nativeBalances: body.nativeBalances,
+  };
+  return JSON.stringify(ordered);
+}
+
+/**
+ * The body of one attempt: the stored bytes with `retries` set to the attempt number. Parsing
+ * and re-serializing keeps every other byte (key order is kept, the body holds no floats).
+ */
+export function withRetries(storedBody: string, retries: number): string {
+  const parsed = JSON.parse(storedBody) as Record<string, unknown>;
+  parsed['retries'] = retries;
+  return JSON.stringify(parsed);
+}
+
+/** The body POSTed on create, update and re-activation (exactly the hosted service's). */
+export const TEST_WEBHOOK_BODY =
+  '{"abi":[],"block":{"hash":"","number":"","timestamp":""},"txs":[],"txsInternal":[],"tag":"","streamId":"","logs":[],"chainId":"","confirmed":true,"retries":0,"erc20Approvals":[],"erc20Transfers":[],"nftApprovals":{"ERC721":[],"ERC1155":[]},"nftTokenApprovals":[],"nftTransfers":[],"nativeBalances":[]}';
