@@ -41,7 +41,12 @@ export function parseExtraChains(spec: string): Chain[] {
         throw new Error(`EXTRA_CHAINS entry "${entry}" must be name:0xhex[:confirmations]`);
       }
       const h = hex.toLowerCase() as `0x${string}`;
-      return { names: [name.toLowerCase()], id: Number.parseInt(h, 16), hex: h, confirmations: Number(conf ?? 12) };
+      return {
+        names: [name.toLowerCase()],
+        id: Number.parseInt(h, 16),
+        hex: h,
+        confirmations: Number(conf ?? 12),
+      };
     });
 }
 

@@ -45,15 +45,19 @@ export async function migrate(
       version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Map<number, string>(
-      (await client.query<{ version: number; checksum: string }>('SELECT version, checksum FROM schema_migrations')).rows.map(
-        (r) => [r.version, r.checksum],
-      ),
+      (
+        await client.query<{ version: number; checksum: string }>(
+          'SELECT version, checksum FROM schema_migrations',
+        )
+      ).rows.map((r) => [r.version, r.checksum]),
     );
     for (const m of await loadMigrations()) {
       const prior = done.get(m.version);
       if (prior !== undefined) {
         if (prior !== m.checksum) {
-          throw new Error(`migration ${m.version}_${m.name} changed after it was applied; add a new migration instead`);
+          throw new Error(
+            `migration ${m.version}_${m.name} changed after it was applied; add a new migration instead`,
+          );
         }
         continue;
       }

@@ -20,7 +20,8 @@ export function handleOpsRequest(
   if (path === '/readyz') {
     deps.health.ready().then(
       (report) => send(res, report.status === 'ok' ? 200 : 503, 'application/json', JSON.stringify(report)),
-      (err: unknown) => send(res, 503, 'application/json', JSON.stringify({ status: 'fail', error: String(err) })),
+      (err: unknown) =>
+        send(res, 503, 'application/json', JSON.stringify({ status: 'fail', error: String(err) })),
     );
     return true;
   }

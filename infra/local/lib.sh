@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Shared helpers for the no-Docker local servers: repo paths, ports, data/pid/log locations,
+# readiness waits and the one-time apt-get update. Sourced by up.sh, down.sh, status.sh.
+
+TRIBUTARY_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+LOCAL_DIR="$TRIBUTARY_ROOT/infra/local"
+DATA_DIR=${TRIBUTARY_DATA_DIR:-$TRIBUTARY_ROOT/.data}
+CACHE_DIR=${TRIBUTARY_CACHE_DIR:-$TRIBUTARY_ROOT/.cache}
+
+PG_PORT=${PG_PORT:-55432}
+REDIS_PORT=${REDIS_PORT:-56379}
+KAFKA_PORT=${KAFKA_PORT:-59092}
+KAFKA_CONTROLLER_PORT=${KAFKA_CONTROLLER_PORT:-59093}
+ANVIL_PORT=${ANVIL_PORT:-58545}
+
+ALL_SERVICES=(pg redis kafka anvil)
+
+log() { printf '[infra] %s\n' "$*" >&2; }
+die() { printf '[infra] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# The data dir may be read by the postgres OS user: create it traversable.
+ensure_data_dir() {
+  mkdir -p "$DATA_DIR"
+  chmod 755 "$DATA_DIR"
+}
+
+service_dir() { printf '%s/%s' "$DATA_DIR" "$1"; }
+
+# pid_alive FILE: the pid in FILE names a live process.
+pid_alive() {
+  local file=$1 pid
+  [ -f "$file" ] || return 1
+  pid=$(head -n1 "$file" 2>/dev/null)
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
+}
+
+# port_open PORT: something accepts TCP connections on 127.0.0.1:PORT.
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# wait_until SECONDS CMD...: polls CMD every 0.5 s; returns 1 on timeout.
+wait_until() {
+  local timeout=$1; shift
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    [ "$SECONDS" -ge "$deadline" ] && return 1
+    sleep 0.5
+  done
+}
+
+# stop_pid NAME PIDFILE [SECONDS]: TERM, wait, then KILL; removes the pid file.
+stop_pid() {
+  local name=$1 file=$2 timeout=${3:-30} pid
+  if ! pid_alive "$file"; then
+    rm -f "$file"
+    log "$name: not running (no live pid in $file)"
+    return 0
+  fi
+  pid=$(head -n1 "$file")
+  kill -TERM "$pid" 2>/dev/null || true
+  local deadline=$((SECONDS + timeout))
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      log "$name: still alive after ${timeout}s, sending KILL to $pid"
+      kill -KILL "$pid" 2>/dev/null || true
+      break
+    fi
+    sleep 0.2
+  done
+  rm -f "$file"
+  log "$name: stopped (pid $pid)"
+}
+
+# fail_with_log NAME LOGFILE WHY: says which server failed, why, and the tail of its log.
+fail_with_log() {
+  local name=$1 file=$2 why=$3
+  printf '[infra] ERROR: %s failed to start: %s\n' "$name" "$why" >&2
+  if [ -f "$file" ]; then
+    printf '[infra] ---- last 40 lines of %s ----\n' "$file" >&2
+    tail -n 40 "$file" >&2
+    printf '[infra] ----\n' >&2
+  fi
+  return 1
+}
+
+APT_UPDATED=0
+# apt_install PKG...: installs Debian packages, running apt-get update once per script run.
+apt_install() {
+  command -v apt-get >/dev/null || die "apt-get not found: install $* by hand"
+  if [ "$APT_UPDATED" = 0 ]; then
+    log "apt-get update"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || die "apt-get update failed"
+    APT_UPDATED=1
+  fi
+  log "apt-get install -y $*"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 \
+    || die "apt-get install $* failed"
+}
+
+# A port already taken by another program is a clear error, not a hang.
+require_free_port() {
+  local name=$1 port=$2
+  if port_open "$port"; then
+    die "$name: port $port is in use by something that does not answer as $name; pick another with the port env var"
+  fi
+}
+
+# parse_services ARGS...: validates names (pg redis kafka anvil; postgres is an alias), defaults to all.
+parse_services() {
+  SERVICES=()
+  [ "$#" -eq 0 ] && set -- "${ALL_SERVICES[@]}"
+  local s
+  for s in "$@"; do
+    case "$s" in
+      pg | postgres | postgresql) SERVICES+=(pg) ;;
+      redis | kafka | anvil) SERVICES+=("$s") ;;
+      all) SERVICES+=("${ALL_SERVICES[@]}") ;;
+      *) die "unknown service '$s' (expected: pg redis kafka anvil)" ;;
+    esac
+  done
+}
+
+print_env() {
+  local s
+  for s in "$@"; do
+    case "$s" in
+      pg) echo "DATABASE_URL=postgres://tributary@127.0.0.1:$PG_PORT/tributary" ;;
+      redis) echo "REDIS_URL=redis://127.0.0.1:$REDIS_PORT" ;;
+      kafka) echo "KAFKA_BROKERS=127.0.0.1:$KAFKA_PORT" ;;
+      anvil) echo "RPC_URL=http://127.0.0.1:$ANVIL_PORT" ;;
+    esac
+  done
+}
+
+for _svc in "$LOCAL_DIR"/services/*.sh; do
+  # shellcheck source=/dev/null
+  . "$_svc"
+done
+unset _svc

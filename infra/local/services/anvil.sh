@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# anvil (npm @foundry-rs/anvil, a root devDependency) on chain id 31337 with the standard test mnemonic.
+# ANVIL_BLOCK_TIME: seconds between blocks (default 1); 0 or "off" means automine. State is not persisted.
+
+ANVIL_CHAIN_ID=31337
+ANVIL_MNEMONIC='test test test test test test test test test test test junk'
+
+anvil_paths() {
+  ANVIL_DIR=$(service_dir anvil)
+  ANVIL_PID=$ANVIL_DIR/anvil.pid
+  ANVIL_LOG=$ANVIL_DIR/anvil.log
+}
+
+anvil_ready() {
+  local body
+  body=$(curl -sf -m 2 -H 'content-type: application/json' \
+    -d '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' "http://127.0.0.1:$ANVIL_PORT") || return 1
+  [[ "$body" == *'"result":"0x7a69"'* ]]
+}
+
+# Sets ANVIL_BIN to the native binary (override with ANVIL_BIN), running pnpm install when it is missing.
+anvil_install() {
+  if [ -n "${ANVIL_BIN:-}" ]; then
+    [ -x "$ANVIL_BIN" ] || die "anvil: ANVIL_BIN=$ANVIL_BIN is not executable"
+    return 0
+  fi
+  if ! ANVIL_BIN=$(node "$LOCAL_DIR/anvil-bin.mjs" 2>/dev/null); then
+    log "anvil: binary missing, running pnpm install"
+    (cd "$TRIBUTARY_ROOT" && pnpm install --frozen-lockfile >&2) || die "anvil: pnpm install failed"
+    ANVIL_BIN=$(node "$LOCAL_DIR/anvil-bin.mjs") ||
+      die "anvil: still missing after pnpm install (is @foundry-rs/anvil a root devDependency?)"
+  fi
+}
+
+anvil_start() {
+  anvil_paths
+  if pid_alive "$ANVIL_PID"; then
+    log "anvil: already running (pid $(head -n1 "$ANVIL_PID"), port $ANVIL_PORT)"
+    return 0
+  fi
+  if anvil_ready; then
+    log "anvil: already answering on port $ANVIL_PORT (not managed from $DATA_DIR)"
+    return 0
+  fi
+  require_free_port anvil "$ANVIL_PORT"
+  anvil_install
+  mkdir -p "$ANVIL_DIR"
+  local args=(--host 127.0.0.1 --port "$ANVIL_PORT" --chain-id "$ANVIL_CHAIN_ID" --mnemonic "$ANVIL_MNEMONIC")
+  case "${ANVIL_BLOCK_TIME:-1}" in
+    0 | off | "") ;;
+    *) args+=(--block-time "${ANVIL_BLOCK_TIME:-1}") ;;
+  esac
+  log "anvil: starting on 127.0.0.1:$ANVIL_PORT (chain id $ANVIL_CHAIN_ID, block time ${ANVIL_BLOCK_TIME:-1})"
+  : >"$ANVIL_LOG"
+  setsid nohup "$ANVIL_BIN" "${args[@]}" >>"$ANVIL_LOG" 2>&1 </dev/null &
+  echo $! >"$ANVIL_PID"
+  local deadline=$((SECONDS + 30))
+  until anvil_ready; do
+    pid_alive "$ANVIL_PID" || { fail_with_log anvil "$ANVIL_LOG" "the anvil process exited"; return 1; }
+    [ "$SECONDS" -ge "$deadline" ] && { fail_with_log anvil "$ANVIL_LOG" "eth_chainId did not answer 0x7a69 within 30s"; return 1; }
+    sleep 0.3
+  done
+  log "anvil: ready"
+}
+
+anvil_stop() {
+  anvil_paths
+  stop_pid anvil "$ANVIL_PID" 10
+}
+
+anvil_status() {
+  anvil_paths
+  if pid_alive "$ANVIL_PID"; then
+    anvil_ready && echo "anvil: running (pid $(head -n1 "$ANVIL_PID"), port $ANVIL_PORT)" && return 0
+    echo "anvil: process alive but eth_chainId does not answer 0x7a69 on port $ANVIL_PORT"
+    return 1
+  fi
+  anvil_ready && echo "anvil: answering on port $ANVIL_PORT (not managed from $DATA_DIR)" && return 0
+  echo "anvil: down (port $ANVIL_PORT)"
+  return 1
+}

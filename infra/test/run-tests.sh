@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The test command (`pnpm test`): dependencies, real servers, migrations, every vitest project, then
+# typecheck and lint. Servers named by DATABASE_URL / REDIS_URL / KAFKA_BROKERS / RPC_URL are used as
+# given; the missing ones are started (or found running) by infra/local/up.sh and left running.
+# Extra arguments go to vitest (e.g. a file filter). Exits non-zero when any step fails.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+say() { printf '\n[test] %s\n' "$*" >&2; }
+
+# 1) dependencies: install when node_modules is missing or older than the lockfile/manifests.
+stale=0
+if [ ! -f node_modules/.modules.yaml ] || ! cmp -s pnpm-lock.yaml node_modules/.pnpm/lock.yaml; then
+  stale=1
+elif [ -n "$(find package.json pnpm-workspace.yaml apps/*/package.json packages/*/package.json \
+  -newer node_modules/.modules.yaml 2>/dev/null | head -n1)" ]; then
+  stale=1
+fi
+if [ "$stale" = 1 ]; then
+  say "installing dependencies (pnpm install --frozen-lockfile)"
+  pnpm install --frozen-lockfile || { say "FAILED: pnpm install"; exit 1; }
+fi
+
+# 2) servers: the env vars that are set win; up.sh starts the rest (idempotent, default ports).
+declare -A service_of=([DATABASE_URL]=pg [REDIS_URL]=redis [KAFKA_BROKERS]=kafka [RPC_URL]=anvil)
+missing=()
+for var in DATABASE_URL REDIS_URL KAFKA_BROKERS RPC_URL; do
+  [ -n "${!var:-}" ] || missing+=("${service_of[$var]}")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  say "starting local servers: ${missing[*]}"
+  env_lines=$(bash infra/local/up.sh "${missing[@]}") || { say "FAILED: infra/local/up.sh ${missing[*]}"; exit 1; }
+  while IFS= read -r line; do
+    case "$line" in
+      DATABASE_URL=* | REDIS_URL=* | KAFKA_BROKERS=* | RPC_URL=*) export "${line?}" ;;
+    esac
+  done <<<"$env_lines"
+fi
+export DATABASE_URL REDIS_URL KAFKA_BROKERS RPC_URL
+export CHAIN_ID=${CHAIN_ID:-31337}
+say "DATABASE_URL=$DATABASE_URL REDIS_URL=$REDIS_URL KAFKA_BROKERS=$KAFKA_BROKERS RPC_URL=$RPC_URL"
+
+failed=()
+
+# 3) migrations on the main database (the testkit applies them again to its per-run template).
+say "migrations (pnpm migrate)"
+pnpm migrate || failed+=(migrate)
+
+# 4) tests: one vitest run over every project, with the testkit's global setup.
+mkdir -p .cache
+results=.cache/vitest-results.json
+rm -f "$results"
+say "tests (vitest run)"
+vitest_rc=0
+pnpm exec vitest run --reporter=default --reporter=json --outputFile.json="$results" "$@" || vitest_rc=$?
+# vitest also exits 1 on unhandled errors outside any test (they are listed in its output).
+[ "$vitest_rc" = 0 ] || failed+=("vitest(exit $vitest_rc)")
+
+# 5) static checks.
+say "typecheck (pnpm typecheck)"
+pnpm typecheck || failed+=(typecheck)
+say "lint (pnpm lint)"
+pnpm lint || failed+=(lint)
+
+echo
+if [ -f "$results" ]; then
+  node -e '
+    const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+    const skipped = r.numPendingTests + r.numTodoTests;
+    const files = r.testResults.length;
+    const failedFiles = r.testResults.filter((f) => f.status !== "passed").length;
+    console.log(`vitest test files: ${files - failedFiles} of ${files} passed`);
+    console.log(`vitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
+  ' "$results"
+else
+  echo "vitest: no results written (see its output above)"
+fi
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "OK: migrate, vitest, typecheck, lint"

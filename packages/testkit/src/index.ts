@@ -1,0 +1,15 @@
+export { ANVIL_ACCOUNT_0, ANVIL_CHAIN_ID, ANVIL_MNEMONIC } from './anvilDefaults.ts';
+export { createKafkaTopic } from './createKafkaTopic.ts';
+export { createTestDatabase, type TestDatabase } from './createTestDatabase.ts';
+export { databaseUrlFor } from './databaseUrlFor.ts';
+export { isDockerAvailable } from './isDockerAvailable.ts';
+export { loadMigrate, type Migrate } from './loadMigrate.ts';
+export { resolveTestServices, type TestServices } from './resolveTestServices.ts';
+export { CONTAINER_IMAGES, startContainers } from './startContainers.ts';
+export { resolveAnvilBinary, type StartAnvilOptions, type StartedAnvil, startAnvil } from './startAnvil.ts';
+export type { ServiceName, StartedServices } from './startedServices.ts';
+export { startLocalServers } from './startLocalServers.ts';
+export { testDatabasePrefix } from './testDatabasePrefix.ts';
+export { getTestSettings, type ServiceSource, type TestSettings } from './testSettings.ts';
+export { uniqueName } from './uniqueName.ts';
+export { withAnvilSnapshot } from './withAnvilSnapshot.ts';
