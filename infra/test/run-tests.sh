@@ -8,18 +8,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 say() { printf '\n[test] %s\n' "$*" >&2; }
 
-# 1) dependencies: install when node_modules is missing or older than the lockfile/manifests.
-stale=0
-if [ ! -f node_modules/.modules.yaml ] || ! cmp -s pnpm-lock.yaml node_modules/.pnpm/lock.yaml; then
-  stale=1
-elif [ -n "$(find package.json pnpm-workspace.yaml apps/*/package.json packages/*/package.json \
-  -newer node_modules/.modules.yaml 2>/dev/null | head -n1)" ]; then
-  stale=1
-fi
-if [ "$stale" = 1 ]; then
-  say "installing dependencies (pnpm install --frozen-lockfile)"
-  pnpm install --frozen-lockfile || { say "FAILED: pnpm install"; exit 1; }
-fi
+# 1) dependencies: the pinned pnpm, and node_modules in step with the lockfile.
+. infra/lib/ensure-deps.sh
+ensure_deps "$root" || { say "FAILED: dependencies"; exit 1; }
 
 # 2) servers: the env vars that are set win; up.sh starts the rest (idempotent, default ports).
 declare -A service_of=([DATABASE_URL]=pg [REDIS_URL]=redis [KAFKA_BROKERS]=kafka [RPC_URL]=anvil)

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The main job on the local devnet (`npm start`): installs what is missing, starts PostgreSQL, Redis,
+# Kafka and anvil, applies migrations, creates the dev API key, deploys demo tokens and keeps making
+# activity, runs all five services, and creates a demo stream whose signed webhooks a local receiver
+# verifies and prints. Ctrl-C stops the services (the servers keep running: npm run infra:down).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+say() { printf '[start] %s\n' "$*" >&2; }
+
+. infra/lib/ensure-deps.sh
+ensure_deps "$root"
+
+# Servers: up.sh prints the connection variables on stdout.
+while IFS= read -r line; do
+  case "$line" in DATABASE_URL=* | REDIS_URL=* | KAFKA_BROKERS=* | RPC_URL=*) export "${line?}" ;; esac
+done < <(bash infra/local/up.sh)
+export CHAIN_ID=${CHAIN_ID:-31337}
+export NODE_ENV=${NODE_ENV:-development}
+# The demo receiver listens on loopback, which production refuses.
+export ALLOW_PRIVATE_WEBHOOK_URLS=${ALLOW_PRIVATE_WEBHOOK_URLS:-true}
+HTTP_PORT=${HTTP_PORT:-8080}
+RECEIVER_PORT=${RECEIVER_PORT:-8099}
+logs=${TRIBUTARY_DATA_DIR:-$root/.data}/logs
+mkdir -p "$logs"
+
+say "migrations"
+pnpm -s migrate >&2
+
+# The dev key is shown once at creation, so it is kept in .data for the next start.
+key_file=${TRIBUTARY_DATA_DIR:-$root/.data}/dev-api-key
+if [ ! -s "$key_file" ] || ! pnpm -s --filter @tributary/gateway keys list 2>/dev/null | grep -q "$(cut -c1-12 "$key_file")"; then
+  say "creating the dev API key"
+  pnpm -s --filter @tributary/gateway keys create --account dev --label "local devnet" |
+    sed -n 's/^api key .*: //p' >"$key_file"
+fi
+API_KEY=$(cat "$key_file")
+[ -n "$API_KEY" ] || { say "ERROR: no dev API key"; exit 1; }
+
+pids=()
+stop_all() {
+  say "stopping services"
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap stop_all EXIT
+trap 'exit 130' INT TERM
+
+run_bg() { # name, command...
+  local name=$1; shift
+  "$@" >"$logs/$name.log" 2>&1 &
+  pids+=($!)
+  say "$name started (pid $!, log $logs/$name.log)"
+}
+
+wait_ready() { # name url
+  for _ in $(seq 1 120); do
+    curl -sf -m 2 "$2" >/dev/null && { say "$1 ready"; return 0; }
+    sleep 0.5
+  done
+  say "ERROR: $1 not ready at $2; last log lines:"
+  tail -n 20 "$logs/$1.log" >&2
+  exit 1
+}
+
+run_bg chain-follower node --import tsx apps/chain-follower/src/main.ts
+run_bg projector node --import tsx apps/projector/src/main.ts
+run_bg stream-matcher node --import tsx apps/stream-matcher/src/main.ts
+run_bg webhook-sender node --import tsx apps/webhook-sender/src/main.ts
+HTTP_PORT=$HTTP_PORT run_bg gateway node --import tsx apps/gateway/src/main.ts
+wait_ready chain-follower http://127.0.0.1:9101/readyz
+wait_ready projector http://127.0.0.1:9102/readyz
+wait_ready stream-matcher http://127.0.0.1:9103/readyz
+wait_ready webhook-sender http://127.0.0.1:9104/readyz
+wait_ready gateway "http://127.0.0.1:$HTTP_PORT/readyz"
+
+api() { curl -sf -H "x-api-key: $API_KEY" -H 'content-type: application/json' "$@"; }
+SECRET=$(api "http://127.0.0.1:$HTTP_PORT/settings" | node -e 'process.stdin.on("data",d=>process.stdout.write(JSON.parse(d).secretKey))')
+run_bg demo-receiver node --import tsx packages/devnet/src/demoReceiverCli.ts "$RECEIVER_PORT" "$SECRET"
+for _ in $(seq 1 60); do grep -q "listening" "$logs/demo-receiver.log" && break; sleep 0.5; done
+
+# Demo activity: deploys the demo tokens, then transfers and events every second.
+run_bg demo-activity node --import tsx packages/devnet/src/demoCli.ts
+for _ in $(seq 1 120); do grep -q 'deployed demo contracts' "$logs/demo-activity.log" && break; sleep 0.5; done
+TOKENS=$(node -e '
+  const line = require("fs").readFileSync(process.argv[1], "utf8").split("\n").find((l) => l.includes("deployed demo contracts"));
+  const d = JSON.parse(line);
+  const addrs = Object.values(d).filter((v) => typeof v === "string" && /^0x[0-9a-fA-F]{40}$/.test(v));
+  process.stdout.write(JSON.stringify(addrs));' "$logs/demo-activity.log")
+TOKEN=$(node -e 'process.stdout.write(JSON.parse(process.argv[1])[0])' "$TOKENS")
+WALLET=0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266
+
+say "creating the demo stream (ERC20 transfers of the demo contracts)"
+STREAM=$(api -X PUT "http://127.0.0.1:$HTTP_PORT/streams/evm" -d @- <<JSON
+{"webhookUrl":"http://127.0.0.1:$RECEIVER_PORT/webhook","description":"demo: ERC20 transfers","tag":"demo",
+ "chainIds":["0x7a69"],"includeContractLogs":true,"topic0":["Transfer(address,address,uint256)"],
+ "abi":[{"type":"event","name":"Transfer","anonymous":false,"inputs":[{"name":"from","type":"address","indexed":true},{"name":"to","type":"address","indexed":true},{"name":"value","type":"uint256","indexed":false}]}]}
+JSON
+)
+STREAM_ID=$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).id)' "$STREAM")
+api -X POST "http://127.0.0.1:$HTTP_PORT/streams/evm/$STREAM_ID/address" -d "{\"address\":$TOKENS}" >/dev/null
+
+cat <<TXT
+
+Tributary is running on the local devnet (chain devnet = 0x7a69).
+  dev API key:  $API_KEY
+  gateway:      http://127.0.0.1:$HTTP_PORT   (metrics: /metrics, readiness: /readyz)
+  demo stream:  $STREAM_ID -> http://127.0.0.1:$RECEIVER_PORT/webhook
+  logs:         $logs/*.log
+
+Try:
+  curl -H "X-API-Key: $API_KEY" "http://127.0.0.1:$HTTP_PORT/api/v2.2/$WALLET/erc20/transfers?chain=devnet&limit=5"
+  curl -H "X-API-Key: $API_KEY" "http://127.0.0.1:$HTTP_PORT/api/v2.2/erc20/$TOKEN/owners?chain=0x7a69"
+  curl -H "X-API-Key: $API_KEY" "http://127.0.0.1:$HTTP_PORT/api/v2.2/$TOKEN/logs?chain=devnet&topic0=0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef&limit=3"
+
+Webhooks the demo receiver verified (Ctrl-C stops):
+TXT
+tail -n +1 -f "$logs/demo-receiver.log" &
+pids+=($!)
+wait "${pids[0]}"
