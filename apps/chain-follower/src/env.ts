@@ -1,0 +1,44 @@
+import {
+  databaseEnv,
+  envBoolean,
+  envInt,
+  kafkaEnv,
+  logEnv,
+  opsEnv,
+  parseEnv,
+  rpcEnv,
+} from '@tributary/config';
+import { z } from 'zod';
+
+export const envSchema = z.object({
+  ...logEnv,
+  ...opsEnv(9101),
+  ...databaseEnv,
+  ...kafkaEnv,
+  ...rpcEnv,
+  /** newHeads over WebSocket; polling when absent. */
+  WS_URL: z.string().url().optional(),
+  POLL_INTERVAL_MS: envInt(1_000, 10),
+  START_BLOCK: envInt(0, 0),
+  /** Overrides the chain's confirmation depth (packages/chains). */
+  CONFIRMATIONS: z.coerce.number().int().min(0).optional(),
+  FETCH_TRANSACTIONS: envBoolean(true),
+  BACKFILL_FETCH_TRANSACTIONS: envBoolean(false),
+  FETCH_TRACES: envBoolean(true),
+  FETCH_ACCOUNT_KINDS: envBoolean(true),
+  RANGE_BLOCKS: envInt(500, 1),
+  MAX_RANGE_BLOCKS: envInt(5_000, 1),
+  RPC_CONCURRENCY: envInt(4, 1),
+  RPC_TIMEOUT_MS: envInt(20_000, 100),
+  MAX_BATCH_BLOCKS: envInt(2_000, 1),
+  HEAD_BATCH_BLOCKS: envInt(50, 1),
+  REORG_WINDOW: z.coerce.number().int().min(1).optional(),
+  PROGRESS_INTERVAL_MS: envInt(5_000, 100),
+  KAFKA_COMPRESSION: z.enum(['none', 'gzip']).default('gzip'),
+  KAFKA_TOPIC_PARTITIONS: envInt(1, 1),
+});
+export type Env = z.infer<typeof envSchema>;
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  return parseEnv(envSchema, source);
+}

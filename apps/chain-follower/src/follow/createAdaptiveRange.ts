@@ -1,0 +1,55 @@
+export interface AdaptiveRange {
+  /** Blocks per eth_getLogs request right now. */
+  size(): number;
+  succeeded(blocks: number, logs: number, ms: number): void;
+  /** Halves the range; false when it is already one block (the error is not about size). */
+  shrink(): boolean;
+}
+
+/**
+ * eth_getLogs range sizing: providers cap results per call ("query returned more than 10000
+ * results", timeouts), so the range halves on such errors and grows again while calls are fast
+ * and small.
+ */
+export function createAdaptiveRange(opts: {
+  initial: number;
+  max: number;
+  targetLogs?: number;
+  fastMs?: number;
+}): AdaptiveRange {
+  let size = Math.max(1, Math.min(opts.initial, opts.max));
+  const targetLogs = opts.targetLogs ?? 5_000;
+  const fastMs = opts.fastMs ?? 1_500;
+  return {
+    size: () => size,
+    succeeded(blocks, logs, ms) {
+      if (blocks < size) return; // a short tail range says nothing about speed
+      if (ms < fastMs && logs < targetLogs) size = Math.min(opts.max, Math.ceil(size * 1.5));
+      else if (ms > fastMs * 4 || logs > targetLogs * 4) size = Math.max(1, Math.floor(size * 0.7));
+    },
+    shrink() {
+      if (size <= 1) return false;
+      size = Math.max(1, Math.floor(size / 2));
+      return true;
+    },
+  };
+}
+
+/** Errors that mean "ask for fewer blocks" rather than "the node is broken". */
+export function isRangeTooLarge(err: unknown): boolean {
+  const text = errorText(err);
+  return /too many|more than|limit exceeded|exceed|range is too|block range|response size|timeout|timed out|took too long/i.test(
+    text,
+  );
+}
+
+function errorText(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const parts = [err.message];
+  let cause: unknown = err.cause;
+  while (cause instanceof Error) {
+    parts.push(cause.message);
+    cause = cause.cause;
+  }
+  return parts.join(' | ');
+}

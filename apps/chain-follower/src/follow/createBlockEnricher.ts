@@ -1,0 +1,135 @@
+import { findKnownAddressKinds, findKnownTokens, type Pool } from '@tributary/db';
+import { ZERO_ADDRESS, decodeTransfer, readTokenMetadata } from '@tributary/evm';
+import type { Logger } from '@tributary/runtime';
+import type { AccountKind, Erc20Transfer, FullBlockEvent, TokenMetadata } from '@tributary/schema';
+import type { Rpc } from './createRpc.ts';
+import type { FetchedBlock } from './fetchBlockRange.ts';
+import { mapLimit } from './mapLimit.ts';
+
+export type BlockBody = Omit<FullBlockEvent, 'type'>;
+
+export interface Enriched {
+  bodies: BlockBody[];
+  /** Remembers the tokens and accounts of these bodies; call only once they are published. */
+  commit(): void;
+}
+
+export interface BlockEnricher {
+  enrich(blocks: FetchedBlock[]): Promise<Enriched>;
+  /** A reorg orphaned blocks above `number`: tokens first seen there must be read again. */
+  forgetAbove(number: number): void;
+}
+
+/**
+ * Turns fetched blocks into event bodies: decodes ERC20 transfers, reads the metadata of tokens
+ * seen for the first time (memory cache, then the `tokens` table, then the chain) and the code
+ * presence of transfer parties seen for the first time (eth_getCode, batched).
+ */
+export function createBlockEnricher(deps: {
+  rpc: Rpc;
+  pool: Pool;
+  chainId: number;
+  logger: Logger;
+  /** The follower's canonical hash at a height, when it still holds that height. */
+  canonicalHash: (number: number) => string | undefined;
+  maxCachedAccounts?: number;
+  /** eth_getCode for first-seen transfer parties (owners' is_contract); off skips it (bulk backfills). */
+  accountKinds?: boolean;
+}): BlockEnricher {
+  const tokens = new Map<string, number>(); // token -> first-seen block number
+  const accounts = new Set<string>();
+  const maxAccounts = deps.maxCachedAccounts ?? 500_000;
+
+  return {
+    forgetAbove(number) {
+      for (const [token, first] of tokens) if (first > number) tokens.delete(token);
+    },
+    async enrich(blocks) {
+      const batchHash = new Map(blocks.map((b) => [b.header.number, b.header.hash as string]));
+      const hashAt = (n: number) => batchHash.get(n) ?? deps.canonicalHash(n);
+      const transfersOf = blocks.map((b) =>
+        b.logs.map(decodeTransfer).filter((t): t is Erc20Transfer => !!t),
+      );
+
+      // First sighting of each token and each transfer party in this batch, oldest block first.
+      const tokenFirst = new Map<string, number>();
+      const accountFirst = new Map<string, number>();
+      blocks.forEach((b, i) => {
+        for (const t of transfersOf[i]!) {
+          if (!tokens.has(t.token) && !tokenFirst.has(t.token)) tokenFirst.set(t.token, b.header.number);
+          if (deps.accountKinds === false) continue;
+          for (const a of [t.from, t.to]) {
+            if (a !== ZERO_ADDRESS && !accounts.has(a) && !accountFirst.has(a))
+              accountFirst.set(a, b.header.number);
+          }
+        }
+      });
+
+      const known = await findKnownTokens(deps.pool, deps.chainId, [...tokenFirst.keys()]);
+      const toRead: [string, number][] = [];
+      for (const [token, first] of tokenFirst) {
+        const row = known.get(token);
+        const firstSeen = row ? row.readAtBlock + 1 : undefined;
+        // Known only if it was first seen at or before this sighting, on the chain we follow.
+        const stillCanonical =
+          row !== undefined &&
+          firstSeen !== undefined &&
+          firstSeen <= first &&
+          (row.firstSeenHash === null || (hashAt(firstSeen) ?? row.firstSeenHash) === row.firstSeenHash);
+        if (stillCanonical) tokens.set(token, firstSeen!);
+        else toRead.push([token, first]);
+      }
+      const metadata = await mapLimit(toRead, 8, ([token, first]) =>
+        readTokenMetadata(deps.rpc.client, token as `0x${string}`, BigInt(first)),
+      );
+      const metaByBlock = groupBy(metadata, (m) => m.readAtBlock + 1);
+
+      const knownKinds = await findKnownAddressKinds(deps.pool, deps.chainId, [...accountFirst.keys()]);
+      const toCheck = [...accountFirst].filter(([a]) => !knownKinds.has(a));
+      const kinds = await mapLimit(toCheck, 64, async ([address, first]) => {
+        const code = await deps.rpc.client.getCode({
+          address: address as `0x${string}`,
+          blockNumber: BigInt(first),
+        });
+        return {
+          block: first,
+          kind: { address, isContract: code !== undefined && code !== '0x' } as AccountKind,
+        };
+      });
+      const kindsByBlock = groupBy(kinds, (k) => k.block);
+
+      const bodies: BlockBody[] = blocks.map((b, i) => ({
+        v: 1,
+        chainId: deps.chainId,
+        block: b.header,
+        transactions: b.transactions ?? [],
+        logs: b.logs,
+        internalTransactions: b.internalTransactions ?? [],
+        transfers: transfersOf[i]!,
+        tokens: metaByBlock.get(b.header.number) ?? ([] as TokenMetadata[]),
+        accounts: (kindsByBlock.get(b.header.number) ?? []).map((k) => k.kind),
+        hasTransactions: b.transactions !== null,
+        hasInternalTransactions: b.internalTransactions !== null,
+      }));
+      return {
+        bodies,
+        commit() {
+          for (const m of metadata) tokens.set(m.address, m.readAtBlock + 1);
+          if (accounts.size + accountFirst.size > maxAccounts) accounts.clear();
+          for (const a of accountFirst.keys()) accounts.add(a);
+        },
+      };
+    },
+  };
+}
+
+function groupBy<T, K>(items: readonly T[], key: (t: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}

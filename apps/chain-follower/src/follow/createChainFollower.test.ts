@@ -1,0 +1,290 @@
+import {
+  bytes32TokenAbi,
+  demoTokenAbi,
+  eventEmitterAbi,
+  revertingMetadataTokenAbi,
+} from '@tributary/contracts';
+import {
+  type DemoDeployment,
+  type DevnetClient,
+  createDevnetClient,
+  deployDemo,
+  devnetAccount,
+  waitMined,
+} from '@tributary/devnet';
+import { type StartedAnvil, startAnvil } from '@tributary/testkit';
+import type { PublicClient } from 'viem';
+import { afterEach, describe, expect, it } from 'vitest';
+import { assertMatchesChain, snapshotTables } from '../testing/assertMatchesChain.ts';
+import { createPipelineHarness } from '../testing/createPipelineHarness.ts';
+
+const alice = devnetAccount(1).address;
+const bob = devnetAccount(2).address;
+const BIG = 2n ** 70n + 12345n; // above 2^64: must survive every hop exactly
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c();
+  cleanup = [];
+}, 60_000);
+
+async function setup(options: Parameters<typeof createPipelineHarness>[0]['options'] = {}) {
+  const anvil: StartedAnvil = await startAnvil();
+  cleanup.push(() => anvil.stop());
+  const client = createDevnetClient({ rpcUrl: anvil.rpcUrl });
+  const harness = await createPipelineHarness({ rpcUrl: anvil.rpcUrl, options });
+  cleanup.push(() => harness.close());
+  return { anvil, client, harness, publicClient: harness.rpc.client as PublicClient };
+}
+
+async function send(client: DevnetClient, p: Promise<`0x${string}`>) {
+  return waitMined(client, await p);
+}
+
+/** Mints, transfers (self, zero value, > 2^64), burns, old-style and broken tokens, events with 0-3 indexed args. */
+async function tokenActivity(client: DevnetClient, demo: DemoDeployment, salt: bigint) {
+  const me = client.account.address;
+  const w = (address: `0x${string}`, functionName: string, args: readonly unknown[]) =>
+    send(
+      client,
+      client.writeContract({
+        address,
+        abi: demoTokenAbi,
+        functionName: functionName as 'mint',
+        args: args as [`0x${string}`, bigint],
+      }),
+    );
+  await w(demo.demo, 'mint', [me, 10n ** 21n + salt]);
+  await w(demo.demo, 'transfer', [alice, 10n ** 18n + salt]);
+  await w(demo.demo, 'transfer', [me, 5n]); // self-transfer
+  await w(demo.demo, 'transfer', [bob, 0n]); // zero value
+  await w(demo.six, 'mint', [bob, BIG + salt]);
+  await send(
+    client,
+    client.writeContract({ address: demo.demo, abi: demoTokenAbi, functionName: 'burn', args: [7n + salt] }),
+  );
+  await send(
+    client,
+    client.writeContract({
+      address: demo.bytes32,
+      abi: bytes32TokenAbi,
+      functionName: 'mint',
+      args: [me, 1000n + salt],
+    }),
+  );
+  await send(
+    client,
+    client.writeContract({
+      address: demo.bytes32,
+      abi: bytes32TokenAbi,
+      functionName: 'transfer',
+      args: [alice, 10n],
+    }),
+  );
+  await send(
+    client,
+    client.writeContract({
+      address: demo.reverting,
+      abi: revertingMetadataTokenAbi,
+      functionName: 'mint',
+      args: [me, 99n + salt],
+    }),
+  );
+  await send(
+    client,
+    client.writeContract({
+      address: demo.reverting,
+      abi: revertingMetadataTokenAbi,
+      functionName: 'transfer',
+      args: [demo.emitter, 9n],
+    }),
+  );
+  await send(
+    client,
+    client.writeContract({
+      address: demo.emitter,
+      abi: eventEmitterAbi,
+      functionName: 'emitAll',
+      args: [alice, bob, 42n + salt],
+    }),
+  );
+}
+
+describe('chain-follower -> Kafka -> projector -> PostgreSQL', { timeout: 90_000 }, () => {
+  it('projects backfill and head blocks exactly as the chain has them, and a replay changes nothing', async () => {
+    const { client, harness, publicClient } = await setup();
+    const demo = await deployDemo(client);
+    await tokenActivity(client, demo, 1n); // history: backfilled (published as confirmed)
+
+    const projector = await harness.startProjector();
+    const follower = harness.startFollower();
+    await harness.waitFollowed(follower);
+    await tokenActivity(client, demo, 2n); // at the head: new, then confirmed two blocks later
+    await client.request({ method: 'anvil_mine' as 'eth_chainId', params: ['0x2'] as unknown as undefined });
+    await harness.waitFollowed(follower);
+    await follower.stop();
+    await harness.waitProjected(projector.groupId);
+    await assertMatchesChain(harness.pool, publicClient);
+
+    const tokens = await harness.pool.query(
+      `SELECT encode(address, 'hex') AS a, name, symbol, decimals FROM tokens ORDER BY name NULLS LAST`,
+    );
+    expect(tokens.rows.map((r) => [`0x${r.a}`, r.name, r.symbol, r.decimals])).toEqual([
+      [demo.bytes32.toLowerCase(), 'Bytes Token', 'BYT', 18],
+      [demo.demo.toLowerCase(), 'Demo Token', 'DEMO', 18],
+      [demo.six.toLowerCase(), 'Six Decimals', 'SIX', 6],
+      [demo.reverting.toLowerCase(), null, null, null],
+    ]);
+    const head = Number(await publicClient.getBlockNumber({ cacheTime: 0 }));
+    const unconfirmed = await harness.pool.query(
+      'SELECT number FROM blocks WHERE NOT confirmed ORDER BY number',
+    );
+    expect(unconfirmed.rows.map((r) => Number(r.number))).toEqual([head - 1, head]);
+
+    // Every block was published once as new or confirmed-at-once, in order, none skipped.
+    const events = await harness.readEvents();
+    const firsts = events
+      .filter((e) => e.type === 'new' || e.type === 'confirmed')
+      .map((e) => e.block.number);
+    expect([...new Set(firsts)].sort((a, b) => a - b)).toEqual(Array.from({ length: head + 1 }, (_, i) => i));
+    const withTx = events.find((e) => e.type === 'new' && e.transactions.length > 0);
+    expect(withTx?.type === 'new' && withTx.hasTransactions).toBe(true);
+
+    const before = await snapshotTables(harness.pool);
+    await projector.stop();
+    const replay = await harness.startProjector(); // a new group: replays the topic from offset 0
+    await harness.waitProjected(replay.groupId);
+    expect(await snapshotTables(harness.pool)).toEqual(before);
+  });
+
+  it('publishes removed (newest first) before the new branch on a reorg; tables follow the new branch', async () => {
+    const { client, harness, publicClient } = await setup({ confirmations: 5 });
+    const demo = await deployDemo(client);
+    const projector = await harness.startProjector();
+    const follower = harness.startFollower();
+    await harness.waitFollowed(follower);
+
+    const fork = Number(await publicClient.getBlockNumber({ cacheTime: 0 }));
+    const snapshot = await client.request({ method: 'evm_snapshot' as 'eth_chainId' });
+    const me = client.account.address;
+    await send(
+      client,
+      client.writeContract({
+        address: demo.demo,
+        abi: demoTokenAbi,
+        functionName: 'mint',
+        args: [alice, 500n],
+      }),
+    );
+    await send(
+      client,
+      client.writeContract({ address: demo.six, abi: demoTokenAbi, functionName: 'mint', args: [bob, BIG] }),
+    );
+    await send(
+      client,
+      client.writeContract({
+        address: demo.emitter,
+        abi: eventEmitterAbi,
+        functionName: 'emitAll',
+        args: [alice, bob, 1n],
+      }),
+    );
+    await harness.waitFollowed(follower);
+    const orphanHead = Number(await publicClient.getBlockNumber({ cacheTime: 0 }));
+
+    await client.request({
+      method: 'evm_revert' as 'eth_chainId',
+      params: [snapshot] as unknown as undefined,
+    });
+    await send(
+      client,
+      client.writeContract({ address: demo.demo, abi: demoTokenAbi, functionName: 'mint', args: [me, 777n] }),
+    );
+    await send(
+      client,
+      client.writeContract({
+        address: demo.demo,
+        abi: demoTokenAbi,
+        functionName: 'transfer',
+        args: [bob, 77n],
+      }),
+    );
+    await send(
+      client,
+      client.writeContract({ address: demo.six, abi: demoTokenAbi, functionName: 'mint', args: [alice, 3n] }),
+    );
+    await send(
+      client,
+      client.writeContract({ address: demo.demo, abi: demoTokenAbi, functionName: 'burn', args: [7n] }),
+    );
+    await harness.waitFollowed(follower);
+    await follower.stop();
+    await harness.waitProjected(projector.groupId);
+    await assertMatchesChain(harness.pool, publicClient);
+
+    const events = await harness.readEvents();
+    const removed = events.filter((e) => e.type === 'removed');
+    const orphans = Array.from({ length: orphanHead - fork }, (_, i) => orphanHead - i);
+    expect(removed.map((e) => e.block.number)).toEqual(orphans);
+    const firstRemoved = events.findIndex((e) => e.type === 'removed');
+    const lastOld = events.findLastIndex(
+      (e, i) => i < firstRemoved && e.type === 'new' && e.block.number === orphanHead,
+    );
+    const firstNewBranch = events.findIndex(
+      (e) =>
+        e.type === 'new' &&
+        e.block.number === fork + 1 &&
+        !removed.some((r) => r.block.hash === e.block.hash),
+    );
+    expect(lastOld).toBeGreaterThanOrEqual(0);
+    expect(firstNewBranch).toBeGreaterThan(events.findLastIndex((e) => e.type === 'removed'));
+    const orphanRows = await harness.pool.query(
+      'SELECT count(*)::int AS n FROM blocks WHERE hash = ANY($1::bytea[])',
+      [removed.map((e) => Buffer.from(e.block.hash.slice(2), 'hex'))],
+    );
+    expect(orphanRows.rows[0].n).toBe(0);
+  });
+
+  it('resumes from its checkpoint after a restart without skipping a block', async () => {
+    const { client, harness, publicClient } = await setup({
+      maxBatchBlocks: 3,
+      rangeBlocks: 1,
+      maxRangeBlocks: 1,
+      rpcConcurrency: 1,
+    });
+    const demo = await deployDemo(client);
+    for (let i = 0n; i < 4n; i++) await tokenActivity(client, demo, i);
+    const head = Number(await publicClient.getBlockNumber({ cacheTime: 0 }));
+    expect(head).toBeGreaterThan(40);
+
+    const first = harness.startFollower();
+    const stopAt = 12;
+    for (;;) {
+      if (first.follower.status().checkpoint >= stopAt) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await first.stop();
+    const stoppedAt = first.follower.status().checkpoint;
+    expect(stoppedAt).toBeLessThan(head);
+    const saved = await harness.pool.query(
+      'SELECT block_number FROM follower_checkpoints WHERE chain_id = 31337',
+    );
+    expect(Number(saved.rows[0].block_number)).toBe(stoppedAt);
+
+    const second = harness.startFollower();
+    await harness.waitFollowed(second);
+    await second.stop();
+    const projector = await harness.startProjector();
+    await harness.waitProjected(projector.groupId);
+    await assertMatchesChain(harness.pool, publicClient);
+
+    const events = await harness.readEvents();
+    const numbers = events.filter((e) => e.type !== 'removed').map((e) => e.block.number);
+    expect([...new Set(numbers)].sort((a, b) => a - b)).toEqual(
+      Array.from({ length: head + 1 }, (_, i) => i),
+    );
+    // The restart resumed right after the checkpoint: nothing before it was published twice.
+    const confirmedOnce = events.filter((e) => e.type === 'confirmed' && e.block.number <= stoppedAt).length;
+    expect(confirmedOnce).toBe(stoppedAt + 1);
+  });
+});

@@ -1,0 +1,253 @@
+import {
+  type FollowerBlock,
+  type Pool,
+  advanceFollowerCheckpoint,
+  loadFollowerState,
+  markFollowerBlocksConfirmed,
+  recordFollowerBlocks,
+  rewindFollower,
+} from '@tributary/db';
+import { type Logger, type Registry, sleep } from '@tributary/runtime';
+import type { BlockEvent } from '@tributary/schema';
+import type { BlockPublisher } from '../publish/createBlockPublisher.ts';
+import { type CanonicalChain, createCanonicalChain } from '../reorg/createCanonicalChain.ts';
+import { DeepReorgError, findForkPoint } from '../reorg/findForkPoint.ts';
+import { createAdaptiveRange } from './createAdaptiveRange.ts';
+import { type BlockBody, createBlockEnricher } from './createBlockEnricher.ts';
+import type { HeadWatcher } from './createHeadWatcher.ts';
+import { createProgressReporter } from './createProgressReporter.ts';
+import type { Rpc } from './createRpc.ts';
+import { type FetchOptions, createBlockFetcher } from './fetchBlockRange.ts';
+
+export interface FollowerOptions {
+  chainId: number;
+  /** A block this deep under the head is final: it gets its `confirmed` event. */
+  confirmations: number;
+  /** First block to publish when there is no checkpoint yet. */
+  startBlock: number;
+  /** Transactions + receipts for blocks published at the head / during backfill. */
+  fetchTransactions: boolean;
+  backfillFetchTransactions: boolean;
+  /** Internal transactions (debug_traceBlockByNumber callTracer) wherever transactions are fetched. */
+  fetchTraces: boolean;
+  /** Record is_contract of first-seen transfer parties (one eth_getCode each). */
+  accountKinds: boolean;
+  rangeBlocks: number;
+  maxRangeBlocks: number;
+  rpcConcurrency: number;
+  maxBatchBlocks: number;
+  headBatchBlocks: number;
+  /** Blocks kept for reorg detection (follower_blocks). */
+  reorgWindow: number;
+  progressIntervalMs: number;
+}
+
+export interface ChainFollower {
+  /** Follows until the signal aborts; the in-flight batch is finished (published and checkpointed) first. */
+  run(signal: AbortSignal): Promise<void>;
+  status(): { checkpoint: number; head: number };
+}
+
+/**
+ * The follow loop: backfill in batches, then follow the head; publish `removed` (newest first)
+ * before a new branch, `confirmed` at depth; the checkpoint advances only after Kafka acked.
+ */
+export function createChainFollower(deps: {
+  rpc: Rpc;
+  pool: Pool;
+  publisher: BlockPublisher;
+  heads: HeadWatcher;
+  logger: Logger;
+  metrics: Registry;
+  options: FollowerOptions;
+}): ChainFollower {
+  const o = deps.options;
+  const log = deps.logger.child({ chainId: o.chainId });
+  const range = createAdaptiveRange({ initial: o.rangeBlocks, max: o.maxRangeBlocks });
+  const fetcher = createBlockFetcher({ rpc: deps.rpc, range, concurrency: o.rpcConcurrency, logger: log });
+  const chain: CanonicalChain = createCanonicalChain([]);
+  const enricher = createBlockEnricher({
+    rpc: deps.rpc,
+    pool: deps.pool,
+    chainId: o.chainId,
+    logger: log,
+    canonicalHash: (n) => chain.get(n)?.hash,
+    accountKinds: o.accountKinds,
+  });
+  const progress = createProgressReporter({
+    logger: log,
+    metrics: deps.metrics,
+    chainId: o.chainId,
+    intervalMs: o.progressIntervalMs,
+  });
+  // Bodies of published, not yet confirmed blocks: their `confirmed` event repeats the same content.
+  const unconfirmedBodies = new Map<string, BlockBody>();
+  const headOpts: FetchOptions = {
+    transactions: o.fetchTransactions,
+    traces: o.fetchTransactions && o.fetchTraces,
+  };
+  const backfillOpts: FetchOptions = {
+    transactions: o.backfillFetchTransactions,
+    traces: o.backfillFetchTransactions && o.fetchTraces,
+  };
+  let checkpoint = o.startBlock - 1;
+  let head = 0;
+
+  const toFollowerBlock = (b: BlockBody, confirmed: boolean): FollowerBlock => ({
+    number: b.block.number,
+    hash: b.block.hash,
+    parentHash: b.block.parentHash,
+    timestamp: b.block.timestamp,
+    confirmed,
+  });
+
+  async function removeAbove(fork: number, reason: string) {
+    const orphans = chain.above(fork);
+    const events: BlockEvent[] = orphans.map((b) => ({
+      type: 'removed',
+      v: 1,
+      chainId: o.chainId,
+      block: {
+        number: b.number,
+        hash: b.hash as `0x${string}`,
+        parentHash: b.parentHash as `0x${string}`,
+        timestamp: b.timestamp,
+      },
+    }));
+    if (orphans.some((b) => b.confirmed)) {
+      log.error({ fork, depth: orphans.length }, 'reorg removed blocks that were already confirmed');
+    }
+    await deps.publisher.publish(events);
+    const forkBlock = chain.get(fork);
+    if (forkBlock) await rewindFollower(deps.pool, o.chainId, { number: fork, hash: forkBlock.hash });
+    chain.truncateAbove(fork);
+    enricher.forgetAbove(fork);
+    for (const b of orphans) unconfirmedBodies.delete(b.hash);
+    checkpoint = Math.min(checkpoint, fork);
+    progress.reorg(orphans.length);
+    log.warn(
+      { reason, fork, depth: orphans.length, removed: orphans.map((b) => b.number) },
+      'reorg: published removed events',
+    );
+  }
+
+  async function handleReorg(from: number) {
+    const fork = await findForkPoint(chain, from, (n) => fetcher.fetchHeader(n));
+    await removeAbove(fork, 'parent hash mismatch');
+  }
+
+  /** Blocks recorded (maybe published) past the checkpoint before a crash: remove those the node no longer has. */
+  async function reconcileIntents() {
+    const intents = chain.above(checkpoint).reverse();
+    for (const b of intents) {
+      const theirs = await fetcher.fetchHeader(b.number);
+      if (!theirs || theirs.hash !== b.hash) {
+        await removeAbove(b.number - 1, 'stale blocks recorded before a restart');
+        return;
+      }
+    }
+  }
+
+  async function confirmationEvents(due: FollowerBlock[]): Promise<BlockEvent[]> {
+    const events: BlockEvent[] = [];
+    for (const b of due) {
+      let body = unconfirmedBodies.get(b.hash);
+      if (!body) {
+        const [fetched] = await fetcher.fetchRange(b.number, b.number, headOpts);
+        if (!fetched || fetched.header.hash !== b.hash) break; // the chain moved: the reorg check handles it
+        body = (await enricher.enrich([fetched])).bodies[0]!;
+      }
+      events.push({ type: 'confirmed', ...body });
+    }
+    return events;
+  }
+
+  async function finishConfirmations(events: BlockEvent[]) {
+    const numbers = events.filter((e) => e.type === 'confirmed').map((e) => e.block.number);
+    await markFollowerBlocksConfirmed(deps.pool, o.chainId, numbers);
+    chain.markConfirmed(numbers);
+    for (const e of events) unconfirmedBodies.delete(e.block.hash);
+  }
+
+  async function step(signal: AbortSignal) {
+    const latest = await fetcher.fetchHeader('latest');
+    if (!latest) throw new Error('node returned no latest block');
+    head = latest.number;
+    progress.lag(head, checkpoint);
+    const ours = chain.get(head);
+    if (ours && ours.hash !== latest.hash) return handleReorg(head);
+
+    const next = checkpoint + 1;
+    if (next > head) {
+      const due = await confirmationEvents(chain.unconfirmedUpTo(head - o.confirmations));
+      if (due.length > 0) {
+        await deps.publisher.publish(due);
+        await finishConfirmations(due);
+        log.info({ blocks: due.map((e) => e.block.number) }, 'published confirmations');
+      }
+      return deps.heads.waitForNewHead(signal);
+    }
+
+    const deepEnd = head - o.confirmations;
+    const backfill = next <= deepEnd;
+    const batch = backfill ? Math.min(o.maxBatchBlocks, range.size() * o.rpcConcurrency) : o.headBatchBlocks;
+    const to = Math.min(backfill ? deepEnd : head, next + batch - 1);
+    const blocks = await fetcher.fetchRange(next, to, backfill ? backfillOpts : headOpts);
+    const prev = chain.get(next - 1);
+    if (prev && blocks[0] && blocks[0].header.parentHash !== prev.hash) return handleReorg(next - 1);
+
+    const enriched = await enricher.enrich(blocks);
+    const type = backfill ? 'confirmed' : 'new';
+    const events: BlockEvent[] = enriched.bodies.map((b) => ({ type, ...b }));
+    const confirmations = await confirmationEvents(chain.unconfirmedUpTo(head - o.confirmations));
+    const recorded = enriched.bodies.map((b) => toFollowerBlock(b, backfill));
+
+    await recordFollowerBlocks(deps.pool, o.chainId, recorded);
+    await deps.publisher.publish([...events, ...confirmations]);
+    enriched.commit();
+    await finishConfirmations(confirmations);
+    const last = recorded[recorded.length - 1]!;
+    const keepFrom = last.number - o.reorgWindow;
+    await advanceFollowerCheckpoint(deps.pool, o.chainId, { number: last.number, hash: last.hash }, keepFrom);
+    chain.add(recorded);
+    chain.pruneBelow(keepFrom);
+    if (!backfill) for (const b of enriched.bodies) unconfirmedBodies.set(b.block.hash, b);
+    checkpoint = last.number;
+    progress.lag(head, checkpoint);
+    progress.published({
+      from: next,
+      to: last.number,
+      logs: enriched.bodies.reduce((n, b) => n + b.logs.length, 0),
+      head,
+      mode: backfill ? 'backfill' : 'head',
+    });
+  }
+
+  return {
+    status: () => ({ checkpoint, head }),
+    async run(signal) {
+      const state = await loadFollowerState(deps.pool, o.chainId);
+      chain.add(state.blocks);
+      if (state.checkpoint) checkpoint = state.checkpoint.number;
+      log.info({ checkpoint, known: state.blocks.length, startBlock: o.startBlock }, 'follower starting');
+      let backoff = 250;
+      let reconciled = false;
+      while (!signal.aborted) {
+        try {
+          if (!reconciled) {
+            await reconcileIntents();
+            reconciled = true;
+          }
+          await step(signal);
+          backoff = 250;
+        } catch (err) {
+          if (err instanceof DeepReorgError) throw err;
+          log.warn({ err, block: checkpoint + 1, retryInMs: backoff }, 'follow step failed; retrying');
+          await sleep(backoff, signal);
+          backoff = Math.min(backoff * 2, 30_000);
+        }
+      }
+      log.info({ checkpoint }, 'follower stopped');
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { Counter, Gauge, type Logger, type Registry } from '@tributary/runtime';
+
+export interface ProgressReporter {
+  published(opts: { from: number; to: number; logs: number; head: number; mode: 'backfill' | 'head' }): void;
+  lag(head: number, checkpoint: number): void;
+  reorg(depth: number): void;
+}
+
+/**
+ * Backfill progress as structured log lines (blocks/s, logs/s, ETA) at most every intervalMs,
+ * and the lag (head - checkpoint) as a Prometheus gauge.
+ */
+export function createProgressReporter(deps: {
+  logger: Logger;
+  metrics: Registry;
+  chainId: number;
+  intervalMs: number;
+}): ProgressReporter {
+  const labels = { chain_id: String(deps.chainId) };
+  const lagGauge = new Gauge({
+    name: 'follower_lag_blocks',
+    help: 'chain head minus checkpoint',
+    labelNames: ['chain_id'],
+    registers: [deps.metrics],
+  });
+  const blocksCounter = new Counter({
+    name: 'follower_blocks_published_total',
+    help: 'blocks published (new or confirmed-at-once)',
+    labelNames: ['chain_id'],
+    registers: [deps.metrics],
+  });
+  const logsCounter = new Counter({
+    name: 'follower_logs_published_total',
+    help: 'logs published',
+    labelNames: ['chain_id'],
+    registers: [deps.metrics],
+  });
+  const reorgCounter = new Counter({
+    name: 'follower_reorgs_total',
+    help: 'reorgs handled',
+    labelNames: ['chain_id'],
+    registers: [deps.metrics],
+  });
+  let windowStart = Date.now();
+  let windowBlocks = 0;
+  let windowLogs = 0;
+  return {
+    published({ from, to, logs, head, mode }) {
+      const blocks = to - from + 1;
+      blocksCounter.inc(labels, blocks);
+      logsCounter.inc(labels, logs);
+      windowBlocks += blocks;
+      windowLogs += logs;
+      const elapsed = Date.now() - windowStart;
+      if (mode === 'head') {
+        deps.logger.info({ block: to, from, logs, head }, 'published block');
+      }
+      if (elapsed >= deps.intervalMs) {
+        const blocksPerSec = (windowBlocks * 1000) / elapsed;
+        const remaining = Math.max(0, head - to);
+        deps.logger.info(
+          {
+            mode,
+            block: to,
+            head,
+            remaining,
+            blocksPerSec: Math.round(blocksPerSec * 10) / 10,
+            logsPerSec: Math.round((windowLogs * 1000) / elapsed),
+            etaSec: blocksPerSec > 0 ? Math.round(remaining / blocksPerSec) : null,
+          },
+          'follower progress',
+        );
+        windowStart = Date.now();
+        windowBlocks = 0;
+        windowLogs = 0;
+      }
+    },
+    lag(head, checkpoint) {
+      lagGauge.set(labels, Math.max(0, head - checkpoint));
+    },
+    reorg() {
+      reorgCounter.inc(labels);
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { createIdempotentProducer, createKafka, ensureTopics, topicName } from '@tributary/bus';
+import { createChainRegistry } from '@tributary/chains';
+import { createPool } from '@tributary/db';
+import { bootService, serveOps } from '@tributary/runtime';
+import { TOPICS } from '@tributary/schema';
+import { loadEnv } from './env.ts';
+import { createChainFollower } from './follow/createChainFollower.ts';
+import { createHeadWatcher } from './follow/createHeadWatcher.ts';
+import { createRpc } from './follow/createRpc.ts';
+import { createBlockPublisher } from './publish/createBlockPublisher.ts';
+
+// Composition root: one follower for CHAIN_ID.
+const env = loadEnv();
+const service = bootService({
+  name: 'chain-follower',
+  logLevel: env.LOG_LEVEL,
+  shutdownDeadlineMs: env.SHUTDOWN_DEADLINE_MS,
+});
+const { logger, metrics, health, shutdown } = service;
+
+const chain = createChainRegistry().byId(env.CHAIN_ID);
+const confirmations = env.CONFIRMATIONS ?? chain?.confirmations ?? 12;
+if (!chain && env.CONFIRMATIONS === undefined) {
+  logger.warn(
+    { chainId: env.CHAIN_ID, confirmations },
+    'unknown chain: using the default confirmation depth',
+  );
+}
+
+const pool = createPool({
+  connectionString: env.DATABASE_URL,
+  max: env.DATABASE_POOL_SIZE,
+  application: 'chain-follower',
+});
+const kafka = createKafka({
+  brokers: env.KAFKA_BROKERS,
+  clientId: `${env.KAFKA_CLIENT_ID}-follower-${env.CHAIN_ID}`,
+  logger,
+});
+const topic = topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.blocks);
+const producer = createIdempotentProducer(kafka);
+let producerConnected = false;
+producer.on(producer.events.CONNECT, () => {
+  producerConnected = true;
+});
+producer.on(producer.events.DISCONNECT, () => {
+  producerConnected = false;
+});
+const rpc = createRpc({ url: env.RPC_URL, timeoutMs: env.RPC_TIMEOUT_MS });
+const heads = createHeadWatcher({
+  pollIntervalMs: env.POLL_INTERVAL_MS,
+  ...(env.WS_URL ? { wsUrl: env.WS_URL } : {}),
+  logger,
+});
+
+health.addCheck('postgres', async () => {
+  await pool.query('SELECT 1');
+});
+health.addCheck('kafka', () => {
+  if (!producerConnected) throw new Error('producer not connected');
+});
+health.addCheck('rpc', async () => {
+  await rpc.client.getBlockNumber({ cacheTime: 0 });
+});
+
+await ensureTopics(kafka, [{ topic, numPartitions: env.KAFKA_TOPIC_PARTITIONS }]);
+await producer.connect();
+const follower = createChainFollower({
+  rpc,
+  pool,
+  publisher: createBlockPublisher({ producer, topic, compression: env.KAFKA_COMPRESSION }),
+  heads,
+  logger,
+  metrics,
+  options: {
+    chainId: env.CHAIN_ID,
+    confirmations,
+    startBlock: env.START_BLOCK,
+    fetchTransactions: env.FETCH_TRANSACTIONS,
+    backfillFetchTransactions: env.BACKFILL_FETCH_TRANSACTIONS,
+    fetchTraces: env.FETCH_TRACES,
+    accountKinds: env.FETCH_ACCOUNT_KINDS,
+    rangeBlocks: env.RANGE_BLOCKS,
+    maxRangeBlocks: env.MAX_RANGE_BLOCKS,
+    rpcConcurrency: env.RPC_CONCURRENCY,
+    maxBatchBlocks: env.MAX_BATCH_BLOCKS,
+    headBatchBlocks: env.HEAD_BATCH_BLOCKS,
+    reorgWindow: env.REORG_WINDOW ?? Math.max(128, confirmations * 2),
+    progressIntervalMs: env.PROGRESS_INTERVAL_MS,
+  },
+});
+
+const stop = new AbortController();
+const running = follower.run(stop.signal).catch((err: unknown) => {
+  logger.fatal({ err }, 'follower failed');
+  process.exitCode = 1;
+  // Not awaited: the shutdown's drain step waits for this promise.
+  void shutdown.run('follower failed');
+});
+shutdown.register('follower', 'intake', () => stop.abort());
+shutdown.register('follower-drain', 'drain', () => running);
+shutdown.register('pg', 'close', () => pool.end());
+shutdown.register('kafka-producer', 'close', () => producer.disconnect());
+shutdown.register('heads', 'close', () => heads.close());
+await serveOps(service, env.OPS_HOST, env.OPS_PORT);
+logger.info({ chainId: env.CHAIN_ID, topic, confirmations }, 'ready');

@@ -1,0 +1,28 @@
+import { type Compression, blockEventCodec, sendInOrder } from '@tributary/bus';
+import type { BlockEvent } from '@tributary/schema';
+import type { Producer } from 'kafkajs';
+
+export interface BlockPublisher {
+  /** Resolves once Kafka acknowledged every event (in order, key = chain id). */
+  publish(events: readonly BlockEvent[]): Promise<void>;
+}
+
+export function createBlockPublisher(deps: {
+  producer: Producer;
+  topic: string;
+  compression: Compression;
+  maxRequestBytes?: number;
+}): BlockPublisher {
+  return {
+    async publish(events) {
+      if (events.length === 0) return;
+      const messages = events.map((e) => ({ key: String(e.chainId), value: blockEventCodec.encode(e) }));
+      await sendInOrder(deps.producer, {
+        topic: deps.topic,
+        messages,
+        compression: deps.compression,
+        ...(deps.maxRequestBytes ? { maxRequestBytes: deps.maxRequestBytes } : {}),
+      });
+    },
+  };
+}

@@ -1,0 +1,179 @@
+import { blockEventCodec, createIdempotentProducer, createKafka, ensureTopics } from '@tributary/bus';
+import { type Pool, createPool } from '@tributary/db';
+import { createBlockConsumer, createBlockProjector } from '@tributary/projector';
+import { createLogger, createMetrics } from '@tributary/runtime';
+import { type BlockEvent, TOPICS } from '@tributary/schema';
+import { createTestDatabase, getTestSettings, uniqueName } from '@tributary/testkit';
+import type { Kafka, Producer } from 'kafkajs';
+import {
+  type ChainFollower,
+  type FollowerOptions,
+  createChainFollower,
+} from '../follow/createChainFollower.ts';
+import { createHeadWatcher } from '../follow/createHeadWatcher.ts';
+import { type Rpc, createRpc } from '../follow/createRpc.ts';
+import { createBlockPublisher } from '../publish/createBlockPublisher.ts';
+
+export interface RunningFollower {
+  follower: ChainFollower;
+  stop(): Promise<void>;
+}
+
+/**
+ * follower (in-process) -> Kafka (a unique topic) -> projector (in-process) -> a fresh migrated
+ * database, against a given anvil. Everything is real; the harness only wires the factories.
+ */
+export async function createPipelineHarness(opts: { rpcUrl: string; options?: Partial<FollowerOptions> }) {
+  const settings = getTestSettings();
+  const db = await createTestDatabase();
+  const pool: Pool = createPool({ connectionString: db.url, max: 5 });
+  const logger = createLogger('pipeline-test', process.env['LOG_LEVEL'] ?? 'warn');
+  const kafka: Kafka = createKafka({ brokers: settings.kafkaBrokers, clientId: uniqueName('test') });
+  const topic = `${uniqueName('t')}.${TOPICS.blocks}`;
+  await ensureTopics(kafka, [{ topic }]);
+  const producer: Producer = createIdempotentProducer(kafka);
+  await producer.connect();
+  const rpc: Rpc = createRpc({ url: opts.rpcUrl, timeoutMs: 10_000 });
+  const options: FollowerOptions = {
+    chainId: 31337,
+    confirmations: 2,
+    startBlock: 0,
+    fetchTransactions: true,
+    backfillFetchTransactions: true,
+    fetchTraces: true,
+    accountKinds: true,
+    rangeBlocks: 50,
+    maxRangeBlocks: 500,
+    rpcConcurrency: 2,
+    maxBatchBlocks: 200,
+    headBatchBlocks: 20,
+    reorgWindow: 64,
+    progressIntervalMs: 60_000,
+    ...opts.options,
+  };
+  const consumers: { stop(): Promise<void> }[] = [];
+
+  function startFollower(overrides: Partial<FollowerOptions> = {}): RunningFollower {
+    const heads = createHeadWatcher({ pollIntervalMs: 50, logger });
+    const follower = createChainFollower({
+      rpc,
+      pool,
+      publisher: createBlockPublisher({ producer, topic, compression: 'gzip' }),
+      heads,
+      logger,
+      metrics: createMetrics('chain-follower-test'),
+      options: { ...options, ...overrides },
+    });
+    const controller = new AbortController();
+    const running = follower.run(controller.signal);
+    return {
+      follower,
+      async stop() {
+        controller.abort();
+        await running;
+        await heads.close();
+      },
+    };
+  }
+
+  async function startProjector(groupId = uniqueName('projector')) {
+    const consumer = createBlockConsumer({
+      kafka,
+      topic,
+      groupId,
+      projector: createBlockProjector({ pool, logger, metrics: createMetrics('projector-test') }),
+      logger,
+    });
+    await consumer.start();
+    consumers.push(consumer);
+    return { groupId, stop: () => consumer.stop() };
+  }
+
+  /** Waits until the follower's checkpoint is the node's head (with the node's hash). */
+  async function waitFollowed(f: RunningFollower, timeoutMs = 30_000) {
+    await waitFor(
+      async () => {
+        const head = await rpc.client.getBlock({ blockTag: 'latest' });
+        return f.follower.status().checkpoint === Number(head.number);
+      },
+      timeoutMs,
+      'follower to reach the head',
+    );
+  }
+
+  /** Waits until a consumer group has committed every message of the topic. */
+  async function waitProjected(groupId: string, timeoutMs = 30_000) {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await waitFor(
+        async () => {
+          const ends = await admin.fetchTopicOffsets(topic);
+          const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+          return ends.every((e) => {
+            const c = committed?.partitions.find((p) => p.partition === e.partition);
+            return c !== undefined && BigInt(c.offset) >= BigInt(e.high);
+          });
+        },
+        timeoutMs,
+        `group ${groupId} to catch up`,
+      );
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  /** Every event on the topic, in order (read with a throwaway group). */
+  async function readEvents(): Promise<BlockEvent[]> {
+    const admin = kafka.admin();
+    await admin.connect();
+    const ends = await admin.fetchTopicOffsets(topic);
+    await admin.disconnect();
+    const total = ends.reduce((n, e) => n + Number(e.high), 0);
+    const events: BlockEvent[] = [];
+    const consumer = kafka.consumer({ groupId: uniqueName('reader') });
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    let done: () => void = () => {};
+    const finished = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    if (total === 0) done();
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        events.push(blockEventCodec.decode(message.value));
+        if (events.length >= total) done();
+      },
+    });
+    await finished;
+    await consumer.disconnect();
+    return events;
+  }
+
+  return {
+    pool,
+    rpc,
+    topic,
+    kafka,
+    startFollower,
+    startProjector,
+    waitFollowed,
+    waitProjected,
+    readEvents,
+    async close() {
+      for (const c of consumers) await c.stop().catch(() => {});
+      await producer.disconnect();
+      await pool.end();
+      await db.drop();
+    },
+  };
+}
+
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

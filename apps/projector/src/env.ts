@@ -1,0 +1,17 @@
+import { databaseEnv, envInt, kafkaEnv, logEnv, opsEnv, parseEnv } from '@tributary/config';
+import { z } from 'zod';
+
+export const envSchema = z.object({
+  ...logEnv,
+  ...opsEnv(9102),
+  ...databaseEnv,
+  ...kafkaEnv,
+  KAFKA_GROUP_ID: z.string().min(1).default('tributary-projector'),
+  /** Upper bound of one fetch per partition, i.e. of one projected batch. */
+  KAFKA_MAX_BYTES_PER_PARTITION: envInt(16 * 1024 * 1024, 1024),
+});
+export type Env = z.infer<typeof envSchema>;
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  return parseEnv(envSchema, source);
+}

@@ -1,0 +1,8 @@
+export { bulkTransferEmitterAbi, bulkTransferEmitterBytecode } from './generated/BulkTransferEmitter.ts';
+export { bytes32TokenAbi, bytes32TokenBytecode } from './generated/Bytes32Token.ts';
+export { demoTokenAbi, demoTokenBytecode } from './generated/DemoToken.ts';
+export { eventEmitterAbi, eventEmitterBytecode } from './generated/EventEmitter.ts';
+export {
+  revertingMetadataTokenAbi,
+  revertingMetadataTokenBytecode,
+} from './generated/RevertingMetadataToken.ts';
