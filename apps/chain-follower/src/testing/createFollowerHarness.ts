@@ -1,6 +1,5 @@
 import { blockEventCodec, createIdempotentProducer, createKafka, ensureTopics } from '@tributary/bus';
 import { type Pool, createPool } from '@tributary/db';
-import { createBlockConsumer, createBlockProjector } from '@tributary/projector';
 import { createLogger, createMetrics } from '@tributary/runtime';
 import { type BlockEvent, TOPICS } from '@tributary/schema';
 import { createTestDatabase, getTestSettings, uniqueName } from '@tributary/testkit';
@@ -20,10 +19,11 @@ export interface RunningFollower {
 }
 
 /**
- * follower (in-process) -> Kafka (a unique topic) -> projector (in-process) -> a fresh migrated
- * database, against a given anvil. Everything is real; the harness only wires the factories.
+ * The follower (in-process) against a given anvil, publishing to a unique Kafka topic, with its
+ * state in a fresh migrated database. Everything is real; the harness only wires the factories.
+ * (Cross-service tests, with the projector and the gateway, live in packages/e2e.)
  */
-export async function createPipelineHarness(opts: { rpcUrl: string; options?: Partial<FollowerOptions> }) {
+export async function createFollowerHarness(opts: { rpcUrl: string; options?: Partial<FollowerOptions> }) {
   const settings = getTestSettings();
   const db = await createTestDatabase();
   const pool: Pool = createPool({ connectionString: db.url, max: 5 });
@@ -51,7 +51,6 @@ export async function createPipelineHarness(opts: { rpcUrl: string; options?: Pa
     progressIntervalMs: 60_000,
     ...opts.options,
   };
-  const consumers: { stop(): Promise<void> }[] = [];
 
   function startFollower(overrides: Partial<FollowerOptions> = {}): RunningFollower {
     const heads = createHeadWatcher({ pollIntervalMs: 50, logger });
@@ -76,19 +75,6 @@ export async function createPipelineHarness(opts: { rpcUrl: string; options?: Pa
     };
   }
 
-  async function startProjector(groupId = uniqueName('projector')) {
-    const consumer = createBlockConsumer({
-      kafka,
-      topic,
-      groupId,
-      projector: createBlockProjector({ pool, logger, metrics: createMetrics('projector-test') }),
-      logger,
-    });
-    await consumer.start();
-    consumers.push(consumer);
-    return { groupId, stop: () => consumer.stop() };
-  }
-
   /** Waits until the follower's checkpoint is the node's head (with the node's hash). */
   async function waitFollowed(f: RunningFollower, timeoutMs = 30_000) {
     await waitFor(
@@ -99,28 +85,6 @@ export async function createPipelineHarness(opts: { rpcUrl: string; options?: Pa
       timeoutMs,
       'follower to reach the head',
     );
-  }
-
-  /** Waits until a consumer group has committed every message of the topic. */
-  async function waitProjected(groupId: string, timeoutMs = 30_000) {
-    const admin = kafka.admin();
-    await admin.connect();
-    try {
-      await waitFor(
-        async () => {
-          const ends = await admin.fetchTopicOffsets(topic);
-          const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-          return ends.every((e) => {
-            const c = committed?.partitions.find((p) => p.partition === e.partition);
-            return c !== undefined && BigInt(c.offset) >= BigInt(e.high);
-          });
-        },
-        timeoutMs,
-        `group ${groupId} to catch up`,
-      );
-    } finally {
-      await admin.disconnect();
-    }
   }
 
   /** Every event on the topic, in order (read with a throwaway group). */
@@ -156,12 +120,9 @@ export async function createPipelineHarness(opts: { rpcUrl: string; options?: Pa
     topic,
     kafka,
     startFollower,
-    startProjector,
     waitFollowed,
-    waitProjected,
     readEvents,
     async close() {
-      for (const c of consumers) await c.stop().catch(() => {});
       await producer.disconnect();
       await pool.end();
       await db.drop();

@@ -1,15 +1,16 @@
 import type { Pool } from '@tributary/db';
-import { TRANSFER_TOPIC0 } from '@tributary/evm';
 import { type Address, type PublicClient, erc20Abi } from 'viem';
 import { expect } from 'vitest';
+import { TRANSFER_TOPIC0 } from './chainTruth.ts';
 
 const hex = (b: Buffer | null) => (b === null ? null : `0x${b.toString('hex')}`);
 
 /**
- * Asserts that the query tables hold exactly what the chain says: every block, every log, every
- * ERC20 transfer, each owner's balance (balanceOf) and each token's supply (totalSupply).
+ * Asserts that the query tables hold exactly what the chain says: every block once (none skipped),
+ * every log and ERC20 transfer once (none duplicated), each owner's balance (balanceOf) and each
+ * token's supply (totalSupply).
  */
-export async function assertMatchesChain(pool: Pool, client: PublicClient, chainId = 31337) {
+export async function assertTablesMatchChain(pool: Pool, client: PublicClient, chainId = 31337) {
   const head = Number(await client.getBlockNumber({ cacheTime: 0 }));
 
   const blocks = await pool.query<{ number: string; hash: Buffer; parent_hash: Buffer; ts: string }>(

@@ -1,0 +1,74 @@
+import { type IncomingHttpHeaders, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedWebhook {
+  headers: IncomingHttpHeaders;
+  /** The body bytes as received (UTF-8). */
+  raw: string;
+  // biome-ignore lint/suspicious/noExplicitAny: webhook bodies are compared field by field
+  body: any;
+  /** Whether this receiver answered 2xx (false: it held the request until the sender went away). */
+  acknowledged: boolean;
+}
+
+export interface WebhookReceiver {
+  url: string;
+  received: ReceivedWebhook[];
+  /**
+   * Requests for which `hold` returns true get no answer: the receiver is "slow". The promise
+   * resolves with the first held request.
+   */
+  holdWhen(hold: (w: ReceivedWebhook) => boolean): Promise<ReceivedWebhook>;
+  close(): Promise<void>;
+}
+
+/** A customer's endpoint on 127.0.0.1: records every POST and answers 200 (unless told to hold). */
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: ReceivedWebhook[] = [];
+  const held = new Set<ServerResponse>();
+  let hold: ((w: ReceivedWebhook) => boolean) | undefined;
+  let onHeld: ((w: ReceivedWebhook) => void) | undefined;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = undefined;
+      }
+      const webhook: ReceivedWebhook = { headers: req.headers, raw, body, acknowledged: false };
+      received.push(webhook);
+      if (hold?.(webhook)) {
+        hold = undefined;
+        held.add(res);
+        res.on('close', () => held.delete(res));
+        onHeld?.(webhook);
+        return;
+      }
+      webhook.acknowledged = true;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/webhook`,
+    received,
+    holdWhen(predicate) {
+      hold = predicate;
+      return new Promise((resolve) => {
+        onHeld = resolve;
+      });
+    },
+    async close() {
+      for (const res of held) res.destroy();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
