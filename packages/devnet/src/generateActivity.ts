@@ -1,3 +1,4 @@
+import { sleep } from '@tributary/runtime';
 import { demoTokenAbi, eventEmitterAbi } from '@tributary/contracts';
 import type { Address } from 'viem';
 import { type DevnetClient, devnetAccount } from './createDevnetClient.ts';
@@ -91,17 +92,7 @@ export async function generateActivity(opts: {
     const done = await activityStep(opts.client, opts.demo, step);
     opts.onStep?.(done);
     step++;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, opts.intervalMs);
-      opts.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
-    });
+    await sleep(opts.intervalMs, opts.signal);
   }
   return step;
 }
