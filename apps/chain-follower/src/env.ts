@@ -28,6 +28,8 @@ export const envSchema = z.object({
   FETCH_ACCOUNT_KINDS: envBoolean(true),
   RANGE_BLOCKS: envInt(500, 1),
   MAX_RANGE_BLOCKS: envInt(5_000, 1),
+  /** Logs per eth_getLogs call the adaptive range aims at. */
+  RANGE_TARGET_LOGS: envInt(5_000, 1),
   RPC_CONCURRENCY: envInt(4, 1),
   RPC_TIMEOUT_MS: envInt(20_000, 100),
   MAX_BATCH_BLOCKS: envInt(2_000, 1),

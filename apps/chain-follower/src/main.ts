@@ -82,6 +82,7 @@ const follower = createChainFollower({
     accountKinds: env.FETCH_ACCOUNT_KINDS,
     rangeBlocks: env.RANGE_BLOCKS,
     maxRangeBlocks: env.MAX_RANGE_BLOCKS,
+    rangeTargetLogs: env.RANGE_TARGET_LOGS,
     rpcConcurrency: env.RPC_CONCURRENCY,
     maxBatchBlocks: env.MAX_BATCH_BLOCKS,
     headBatchBlocks: env.HEAD_BATCH_BLOCKS,

@@ -7,8 +7,10 @@ export const envSchema = z.object({
   ...databaseEnv,
   ...kafkaEnv,
   KAFKA_GROUP_ID: z.string().min(1).default('tributary-projector'),
-  /** Upper bound of one fetch per partition, i.e. of one projected batch. */
+  /** Upper bound of one fetch per partition (compressed bytes). */
   KAFKA_MAX_BYTES_PER_PARTITION: envInt(16 * 1024 * 1024, 1024),
+  /** Upper bound of the (uncompressed) message bytes projected in one transaction. */
+  MAX_TRANSACTION_BYTES: envInt(16 * 1024 * 1024, 1024),
 });
 export type Env = z.infer<typeof envSchema>;
 

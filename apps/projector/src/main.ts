@@ -36,6 +36,7 @@ const consumer = createBlockConsumer({
   projector: createBlockProjector({ pool, logger, metrics }),
   logger,
   maxBytesPerPartition: env.KAFKA_MAX_BYTES_PER_PARTITION,
+  maxTransactionBytes: env.MAX_TRANSACTION_BYTES,
 });
 health.addCheck('postgres', async () => {
   await pool.query('SELECT 1');

@@ -27,8 +27,11 @@ export function createBatchConsumer<T>(opts: {
   codec: Codec<T>;
   fromBeginning?: boolean;
   maxBytesPerPartition?: number;
+  /** Upper bound of the message bytes (uncompressed) handed to one handle() call; one message always fits. */
+  maxHandleBytes?: number;
   handle: (messages: DecodedMessage<T>[], partition: number) => Promise<void>;
 }): BatchConsumer {
+  const maxHandleBytes = opts.maxHandleBytes ?? 16 * 1024 * 1024;
   const consumer = opts.kafka.consumer({
     groupId: opts.groupId,
     maxBytesPerPartition: opts.maxBytesPerPartition ?? 16 * 1024 * 1024,
@@ -57,19 +60,37 @@ export function createBatchConsumer<T>(opts: {
         autoCommit: false,
         eachBatchAutoResolve: false,
         eachBatch: async ({ batch, heartbeat, isRunning, isStale, resolveOffset }) => {
-          if (!isRunning() || isStale() || batch.messages.length === 0) return;
-          const decoded = batch.messages.map((m: KafkaMessage) => ({
-            value: opts.codec.decode(m.value),
-            offset: m.offset,
-            partition: batch.partition,
-          }));
-          await opts.handle(decoded, batch.partition);
-          const last = batch.messages[batch.messages.length - 1]!;
-          resolveOffset(last.offset);
-          await consumer.commitOffsets([
-            { topic: batch.topic, partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() },
-          ]);
-          await heartbeat();
+          // A fetch can hold far more than one transaction should (compressed batches expand a
+          // lot): handle it in chunks of at most maxHandleBytes of message values, each decoded
+          // just before it is handled and committed once handled.
+          let start = 0;
+          while (start < batch.messages.length) {
+            if (!isRunning() || isStale()) return;
+            let end = start;
+            let bytes = 0;
+            while (end < batch.messages.length && (end === start || bytes < maxHandleBytes)) {
+              bytes += batch.messages[end]!.value?.length ?? 0;
+              end++;
+            }
+            const chunk = batch.messages.slice(start, end);
+            const decoded = chunk.map((m: KafkaMessage) => ({
+              value: opts.codec.decode(m.value),
+              offset: m.offset,
+              partition: batch.partition,
+            }));
+            await opts.handle(decoded, batch.partition);
+            const last = chunk[chunk.length - 1]!;
+            resolveOffset(last.offset);
+            await consumer.commitOffsets([
+              {
+                topic: batch.topic,
+                partition: batch.partition,
+                offset: (BigInt(last.offset) + 1n).toString(),
+              },
+            ]);
+            await heartbeat();
+            start = end;
+          }
         },
       });
     },

@@ -24,8 +24,14 @@ export function createAdaptiveRange(opts: {
     size: () => size,
     succeeded(blocks, logs, ms) {
       if (blocks < size) return; // a short tail range says nothing about speed
-      if (ms < fastMs && logs < targetLogs) size = Math.min(opts.max, Math.ceil(size * 1.5));
-      else if (ms > fastMs * 4 || logs > targetLogs * 4) size = Math.max(1, Math.floor(size * 0.7));
+      if (logs > targetLogs * 2) {
+        // Dense blocks: go straight to the size that yields about targetLogs, not by small steps.
+        size = Math.max(1, Math.min(Math.floor(size * 0.7), Math.floor((size * targetLogs) / logs)));
+      } else if (ms > fastMs * 4) size = Math.max(1, Math.floor(size * 0.7));
+      else if (ms < fastMs && logs < targetLogs) {
+        const towardTarget = logs > 0 ? Math.floor((size * targetLogs) / logs) : size * 2;
+        size = Math.min(opts.max, Math.max(size + 1, Math.min(Math.ceil(size * 1.5), towardTarget)));
+      }
     },
     shrink() {
       if (size <= 1) return false;

@@ -17,7 +17,7 @@ import { type BlockBody, createBlockEnricher } from './createBlockEnricher.ts';
 import type { HeadWatcher } from './createHeadWatcher.ts';
 import { createProgressReporter } from './createProgressReporter.ts';
 import type { Rpc } from './createRpc.ts';
-import { type FetchOptions, createBlockFetcher } from './fetchBlockRange.ts';
+import { type FetchOptions, type FetchedBlock, createBlockFetcher } from './fetchBlockRange.ts';
 
 export interface FollowerOptions {
   chainId: number;
@@ -34,6 +34,8 @@ export interface FollowerOptions {
   accountKinds: boolean;
   rangeBlocks: number;
   maxRangeBlocks: number;
+  /** Logs per eth_getLogs call the range sizing aims at (default 5000). */
+  rangeTargetLogs?: number;
   rpcConcurrency: number;
   maxBatchBlocks: number;
   headBatchBlocks: number;
@@ -63,7 +65,11 @@ export function createChainFollower(deps: {
 }): ChainFollower {
   const o = deps.options;
   const log = deps.logger.child({ chainId: o.chainId });
-  const range = createAdaptiveRange({ initial: o.rangeBlocks, max: o.maxRangeBlocks });
+  const range = createAdaptiveRange({
+    initial: o.rangeBlocks,
+    max: o.maxRangeBlocks,
+    ...(o.rangeTargetLogs ? { targetLogs: o.rangeTargetLogs } : {}),
+  });
   const fetcher = createBlockFetcher({ rpc: deps.rpc, range, concurrency: o.rpcConcurrency, logger: log });
   const chain: CanonicalChain = createCanonicalChain([]);
   const enricher = createBlockEnricher({
@@ -92,6 +98,21 @@ export function createChainFollower(deps: {
   };
   let checkpoint = o.startBlock - 1;
   let head = 0;
+  // Backfill reads the next range while the current one is published (one range ahead at most).
+  let prefetched: { from: number; to: number; blocks: Promise<FetchedBlock[]> } | null = null;
+
+  function fetchBackfill(from: number, to: number): Promise<FetchedBlock[]> {
+    const ahead = prefetched;
+    prefetched = null;
+    if (ahead && ahead.from === from && ahead.to <= to) return ahead.blocks;
+    return fetcher.fetchRange(from, to, backfillOpts);
+  }
+
+  function prefetch(from: number, to: number) {
+    const blocks = fetcher.fetchRange(from, to, backfillOpts);
+    blocks.catch(() => {}); // surfaces (and is retried) when the next step takes it
+    prefetched = { from, to, blocks };
+  }
 
   const toFollowerBlock = (b: BlockBody, confirmed: boolean): FollowerBlock => ({
     number: b.block.number,
@@ -102,6 +123,7 @@ export function createChainFollower(deps: {
   });
 
   async function removeAbove(fork: number, reason: string) {
+    prefetched = null;
     const orphans = chain.above(fork);
     const events: BlockEvent[] = orphans.map((b) => ({
       type: 'removed',
@@ -191,8 +213,10 @@ export function createChainFollower(deps: {
     const deepEnd = head - o.confirmations;
     const backfill = next <= deepEnd;
     const batch = backfill ? Math.min(o.maxBatchBlocks, range.size() * o.rpcConcurrency) : o.headBatchBlocks;
-    const to = Math.min(backfill ? deepEnd : head, next + batch - 1);
-    const blocks = await fetcher.fetchRange(next, to, backfill ? backfillOpts : headOpts);
+    let to = Math.min(backfill ? deepEnd : head, next + batch - 1);
+    const blocks = backfill ? await fetchBackfill(next, to) : await fetcher.fetchRange(next, to, headOpts);
+    to = next + blocks.length - 1;
+    if (backfill && to < deepEnd) prefetch(to + 1, Math.min(deepEnd, to + batch));
     const prev = chain.get(next - 1);
     if (prev && blocks[0] && blocks[0].header.parentHash !== prev.hash) return handleReorg(next - 1);
 

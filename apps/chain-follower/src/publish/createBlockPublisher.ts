@@ -16,7 +16,7 @@ export function createBlockPublisher(deps: {
   return {
     async publish(events) {
       if (events.length === 0) return;
-      const messages = events.map((e) => ({ key: String(e.chainId), value: blockEventCodec.encode(e) }));
+      const messages = events.map((e) => ({ key: String(e.chainId), value: blockEventCodec.encodeOwn(e) }));
       await sendInOrder(deps.producer, {
         topic: deps.topic,
         messages,

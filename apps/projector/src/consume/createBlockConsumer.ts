@@ -11,6 +11,8 @@ export function createBlockConsumer(deps: {
   projector: BlockProjector;
   logger: Logger;
   maxBytesPerPartition?: number;
+  /** Message bytes projected in one transaction (a fetch is split into such chunks). */
+  maxTransactionBytes?: number;
 }): BatchConsumer {
   return createBatchConsumer({
     kafka: deps.kafka,
@@ -19,6 +21,7 @@ export function createBlockConsumer(deps: {
     codec: blockEventCodec,
     fromBeginning: true,
     ...(deps.maxBytesPerPartition ? { maxBytesPerPartition: deps.maxBytesPerPartition } : {}),
+    ...(deps.maxTransactionBytes ? { maxHandleBytes: deps.maxTransactionBytes } : {}),
     handle: async (messages, partition) => {
       const started = Date.now();
       const events = messages.map((m) => m.value);

@@ -47,24 +47,26 @@ export function planBatch(events: readonly BlockEvent[]): BatchStep[] {
 function toSegment(items: { event: FullBlockEvent; confirmed: boolean }[]): ChainSegment {
   const seg: ChainSegment = { blocks: [], logs: [], transfers: [], tokens: [], addressKinds: [] };
   for (const { event: e, confirmed } of items) {
-    const base = {
-      chainId: e.chainId,
-      blockNumber: e.block.number,
-      blockHash: e.block.hash,
-      blockTimestamp: e.block.timestamp,
-    };
+    const chainId = e.chainId;
+    const blockNumber = e.block.number;
+    const blockHash = e.block.hash;
+    const blockTimestamp = e.block.timestamp;
     seg.blocks.push({
-      chainId: e.chainId,
-      number: e.block.number,
-      hash: e.block.hash,
+      chainId,
+      number: blockNumber,
+      hash: blockHash,
       parentHash: e.block.parentHash,
-      timestamp: e.block.timestamp,
+      timestamp: blockTimestamp,
       confirmed,
     });
+    // Object literals with one fixed shape (no spread): blocks can carry tens of thousands of logs.
     for (const l of e.logs) {
       seg.logs.push({
-        ...base,
+        chainId,
+        blockNumber,
         logIndex: l.logIndex,
+        blockHash,
+        blockTimestamp,
         transactionHash: l.transactionHash,
         transactionIndex: l.transactionIndex,
         address: l.address,
@@ -74,8 +76,11 @@ function toSegment(items: { event: FullBlockEvent; confirmed: boolean }[]): Chai
     }
     for (const t of e.transfers) {
       seg.transfers.push({
-        ...base,
+        chainId,
+        blockNumber,
         logIndex: t.logIndex,
+        blockHash,
+        blockTimestamp,
         transactionHash: t.transactionHash,
         transactionIndex: t.transactionIndex,
         token: t.token,
@@ -86,18 +91,18 @@ function toSegment(items: { event: FullBlockEvent; confirmed: boolean }[]): Chai
     }
     for (const t of e.tokens) {
       seg.tokens.push({
-        chainId: e.chainId,
+        chainId,
         address: t.address,
         name: t.name,
         symbol: t.symbol,
         decimals: t.decimals,
         totalSupply: t.totalSupply,
         readAtBlock: t.readAtBlock,
-        firstSeenHash: e.block.hash,
+        firstSeenHash: blockHash,
       });
     }
     for (const a of e.accounts)
-      seg.addressKinds.push({ chainId: e.chainId, address: a.address, isContract: a.isContract });
+      seg.addressKinds.push({ chainId, address: a.address, isContract: a.isContract });
   }
   return seg;
 }

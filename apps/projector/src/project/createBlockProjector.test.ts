@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto';
+import { type Pool, createPool, migrate } from '@tributary/db';
+import { createLogger, createMetrics } from '@tributary/runtime';
+import type { BlockEvent, FullBlockEvent } from '@tributary/schema';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createBlockProjector } from './createBlockProjector.ts';
+
+// Blocks seen for the first time are COPYed straight into the indexed tables; blocks already there
+// go through staging + ON CONFLICT. Whatever the mix, the tables must end up identical.
+const BASE_URL = process.env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:55432/tributary';
+const h = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
+const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as `0x${string}`;
+const ZERO = a(0);
+const TOKEN = a(0xbeef);
+const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef' as `0x${string}`;
+const topic = (addr: string) => `0x${'0'.repeat(24)}${addr.slice(2)}` as `0x${string}`;
+
+function block(n: number, transfers: [string, string, bigint][], type: 'new' | 'confirmed' = 'confirmed') {
+  const logs = transfers.map(([from, to, value], i) => ({
+    logIndex: i,
+    transactionHash: h(1000 + n),
+    transactionIndex: 0,
+    address: TOKEN,
+    data: h(Number(value)),
+    topics: [TRANSFER, topic(from), topic(to)],
+  }));
+  const event: FullBlockEvent = {
+    type,
+    v: 1,
+    chainId: 31337,
+    block: { number: n, hash: h(n + 1), parentHash: h(n), timestamp: 1_700_000_000 + n },
+    transactions: [],
+    logs,
+    internalTransactions: [],
+    transfers: transfers.map(([from, to, value], i) => ({
+      logIndex: i,
+      transactionHash: h(1000 + n),
+      transactionIndex: 0,
+      token: TOKEN,
+      from: from as `0x${string}`,
+      to: to as `0x${string}`,
+      value: value.toString(),
+    })),
+    tokens:
+      n === 0
+        ? [{ address: TOKEN, name: 'T', symbol: 'T', decimals: 0, totalSupply: '0', readAtBlock: 0 }]
+        : [],
+    accounts: [],
+    hasTransactions: false,
+    hasInternalTransactions: false,
+  };
+  return event;
+}
+
+const alice = a(0xa1);
+const bob = a(0xb0);
+const chain: BlockEvent[] = [
+  block(0, []),
+  block(1, [[ZERO, alice, 100n]]),
+  block(2, [
+    [alice, bob, 30n],
+    [bob, bob, 5n],
+  ]),
+  block(3, [[bob, ZERO, 10n]], 'new'),
+  { ...block(3, [[bob, ZERO, 10n]]), type: 'confirmed' },
+];
+
+const pools: { pool: Pool; name: string }[] = [];
+afterEach(async () => {
+  for (const { pool, name } of pools.splice(0)) {
+    await pool.end();
+    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  }
+});
+
+async function admin(sql: string) {
+  const pool = createPool({ connectionString: BASE_URL, max: 1 });
+  try {
+    await pool.query(sql);
+  } finally {
+    await pool.end();
+  }
+}
+
+async function freshDatabase() {
+  const name = `projector_${randomBytes(5).toString('hex')}`;
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(BASE_URL);
+  url.pathname = `/${name}`;
+  await migrate(url.toString(), () => {});
+  const pool = createPool({ connectionString: url.toString(), max: 2 });
+  pools.push({ pool, name });
+  const projector = createBlockProjector({
+    pool,
+    logger: createLogger('projector-test', 'silent'),
+    metrics: createMetrics('projector-test'),
+  });
+  return { pool, projector };
+}
+
+async function tables(pool: Pool) {
+  const q = async (sql: string) => (await pool.query(sql)).rows;
+  return {
+    blocks: await q('SELECT number, confirmed FROM blocks ORDER BY number'),
+    logs: await q(
+      `SELECT block_number, log_index, encode(topic2, 'hex') AS t2, encode(data, 'hex') AS d FROM logs ORDER BY 1, 2`,
+    ),
+    transfers: await q(
+      `SELECT block_number, log_index, encode(from_address, 'hex') AS f, encode(to_address, 'hex') AS t, value::text
+       FROM transfers ORDER BY 1, 2`,
+    ),
+    balances: await q(`SELECT encode(owner_address, 'hex') AS owner, balance::text FROM balances ORDER BY 1`),
+    supply: await q(`SELECT total_supply::text FROM tokens`),
+  };
+}
+
+describe('createBlockProjector', () => {
+  it('gives the same tables whether blocks arrive fresh, replayed or overlapping', async () => {
+    const once = await freshDatabase();
+    const outcome = await once.projector.projectBatch(chain);
+    expect(outcome).toEqual({ blocks: 4, logs: 4, transfers: 4, removedBlocks: 0 });
+    const expected = await tables(once.pool);
+    expect(expected.balances).toEqual([
+      { owner: alice.slice(2), balance: '70' },
+      { owner: bob.slice(2), balance: '20' },
+    ]);
+    expect(expected.supply).toEqual([{ total_supply: '90' }]);
+    expect(expected.blocks.map((b) => b.confirmed)).toEqual([true, true, true, true]);
+
+    // Replays of everything, one block at a time and in overlapping batches, change nothing.
+    for (const e of chain) await once.projector.projectBatch([e]);
+    await once.projector.projectBatch(chain.slice(1));
+    expect(await tables(once.pool)).toEqual(expected);
+
+    // Old and new blocks in one batch.
+    const mixed = await freshDatabase();
+    await mixed.projector.projectBatch(chain.slice(0, 2));
+    const out = await mixed.projector.projectBatch(chain);
+    expect(out).toEqual({ blocks: 2, logs: 3, transfers: 3, removedBlocks: 0 });
+    expect(await tables(mixed.pool)).toEqual(expected);
+  });
+
+  it('falls back to the conflict-tolerant path when rows of a new block already exist', async () => {
+    const db = await freshDatabase();
+    await db.projector.projectBatch(chain.slice(0, 2));
+    // A transfer row at block 2 without its block row (written by something else than the projector).
+    await db.pool.query(
+      `INSERT INTO transfers SELECT chain_id, 2, 1, '\\x${h(3).slice(2)}', block_timestamp, transaction_hash,
+         transaction_index, token_address, from_address, to_address, 5 FROM transfers WHERE block_number = 1`,
+    );
+    const out = await db.projector.projectBatch(chain.slice(2));
+    expect(out).toEqual({ blocks: 2, logs: 3, transfers: 2, removedBlocks: 0 });
+    const t = await tables(db.pool);
+    expect(t.logs).toHaveLength(4);
+    // The pre-existing row at (2, 1) stays; only the transfers actually inserted move balances.
+    expect(t.balances).toEqual([
+      { owner: alice.slice(2), balance: '70' },
+      { owner: bob.slice(2), balance: '20' },
+    ]);
+  });
+});
