@@ -1,0 +1,281 @@
+// Data-API load benchmark (issue 3, item 6b): seeds or reuses tributary_bench (seedDataset.ts),
+// starts the real gateway against it, and drives each endpoint with autocannon at a fixed rate:
+// transfers 1,000 rps, logs 500 rps, owners 500 rps, BENCH_SECONDS (30) each after a short
+// warm-up. Prints a table and writes bench/results/data-api.json at the repo root. It measures
+// and reports; it never passes or fails on a time (the targets are printed next to the figures).
+// Env: DATABASE_URL, REDIS_URL, BENCH_ROWS (10,000,000), BENCH_SECONDS (30),
+// BENCH_WARMUP_SECONDS (5), BENCH_ONLY (e.g. "owners,logs"), BENCH_CONNECTIONS (rate / 10, at
+// least 20), BENCH_GATEWAY_LOG_LEVEL (info), BENCH_PG_OPTIONS (passed to the gateway's sessions
+// as PGOPTIONS, e.g. "-c jit=off"), BENCH_PROFILE_SAMPLES (300; per-query service times after
+// the load, 0 skips), BENCH_RESULTS (output path).
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createAccountWithKey, createPool } from '@tributary/db';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import type { SeedParams } from './datasetShape.ts';
+import { cacheCounters, cpuMeter, load1, machineDescription, postgresDescription } from './machineProbe.ts';
+import { type EndpointName, RequestMix } from './requestMix.ts';
+import { profileQueries } from './profileQueries.ts';
+import { seedDataset } from './seedDataset.ts';
+import { type RunningGateway, startGateway } from './startGateway.ts';
+
+const env = process.env;
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const RESULTS = env['BENCH_RESULTS'] ?? `${ROOT}bench/results/data-api.json`;
+const SECONDS = Number(env['BENCH_SECONDS'] ?? 30);
+const WARMUP = Number(env['BENCH_WARMUP_SECONDS'] ?? 5);
+const BASE_URL = env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:55432/tributary';
+
+const PHASES: { endpoint: EndpointName; rate: number; targetP99Ms: number }[] = [
+  { endpoint: 'transfers', rate: 1_000, targetP99Ms: 30 },
+  { endpoint: 'logs', rate: 500, targetP99Ms: 50 },
+  { endpoint: 'owners', rate: 500, targetP99Ms: 50 },
+];
+
+const say = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+async function drive(
+  gateway: RunningGateway,
+  apiKey: string,
+  mix: RequestMix,
+  rate: number,
+  seconds: number,
+) {
+  const connections = Number(env['BENCH_CONNECTIONS'] ?? Math.max(20, Math.round(rate / 10)));
+  return autocannon({
+    url: gateway.url,
+    connections,
+    overallRate: rate,
+    duration: seconds,
+    headers: { 'x-api-key': apiKey, accept: 'application/json' },
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req, context) => {
+          const path = mix.path();
+          (context as { path?: string }).path = path;
+          return { ...req, path };
+        },
+        onResponse: (status, body, context) => {
+          const path = (context as { path?: string }).path;
+          if (status === 200 && path) mix.observe(path, body);
+        },
+      },
+    ],
+  });
+}
+
+/**
+ * Waits (60 s at most) until the gateway has no query running: a client that gave up does not
+ * stop the query it caused, and a previous phase's slow queries would load the next phase.
+ */
+async function settle(db: pg.Client): Promise<number> {
+  const start = Date.now();
+  while (Date.now() - start < 60_000) {
+    const { rows } = await db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'gateway' AND state = 'active'`,
+    );
+    if (Number(rows[0]?.n ?? 0) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return Number(((Date.now() - start) / 1000).toFixed(1));
+}
+
+async function runPhase(
+  gateway: RunningGateway,
+  apiKey: string,
+  db: pg.Client,
+  params: SeedParams,
+  phase: (typeof PHASES)[number],
+) {
+  const settleSeconds = await settle(db);
+  const mix = new RequestMix(phase.endpoint, params);
+  if (WARMUP > 0) {
+    say(`${phase.endpoint}: warm-up ${WARMUP} s at ${phase.rate} rps`);
+    await drive(gateway, apiKey, mix, phase.rate, WARMUP);
+  }
+  mix.pagesRequested = 0;
+  const loadBefore = load1();
+  const cache0 = await cacheCounters(db);
+  const cpu = cpuMeter(gateway.pid);
+  const benchCpu = process.cpuUsage();
+  const benchStart = Date.now();
+  say(`${phase.endpoint}: ${SECONDS} s at ${phase.rate} rps (load average ${loadBefore})`);
+  const r = await drive(gateway, apiKey, mix, phase.rate, SECONDS);
+  const usage = cpu();
+  const benchUsage = process.cpuUsage(benchCpu);
+  const loadGeneratorCores = Number(
+    ((benchUsage.user + benchUsage.system) / 1000 / (Date.now() - benchStart)).toFixed(2),
+  );
+  const cache1 = await cacheCounters(db);
+  const hits = cache1.hit - cache0.hit;
+  const reads = cache1.read - cache0.read;
+  return {
+    endpoint: phase.endpoint,
+    targetRps: phase.rate,
+    targetP99Ms: phase.targetP99Ms,
+    achievedRps: Number((r['2xx'] / r.duration).toFixed(1)),
+    responses2xx: r['2xx'],
+    non2xx: r.non2xx,
+    statusCodes: Object.fromEntries(
+      Object.entries(r.statusCodeStats ?? {}).map(([code, v]) => [code, v.count ?? 0]),
+    ),
+    errors: r.errors,
+    timeouts: r.timeouts,
+    latencyMs: {
+      p50: r.latency.p50,
+      p90: r.latency.p90,
+      p99: r.latency.p99,
+      max: r.latency.max,
+      mean: r.latency.mean,
+    },
+    p99WithinTarget: r.latency.p99 <= phase.targetP99Ms,
+    connections: r.connections,
+    cursorPages: mix.pagesRequested,
+    avgResponseBytes: r['2xx'] > 0 ? Math.round(r.throughput.total / (r['2xx'] + r.non2xx)) : 0,
+    loadAverage1m: { before: loadBefore, after: load1() },
+    settleSecondsBefore: settleSeconds,
+    cpu: { ...usage, loadGeneratorCores },
+    postgres: {
+      bufferHitPercent: hits + reads > 0 ? Number(((hits / (hits + reads)) * 100).toFixed(2)) : null,
+      blocksRead: reads,
+      tempBytes: cache1.temp - cache0.temp,
+    },
+  };
+}
+
+function printTable(rows: Awaited<ReturnType<typeof runPhase>>[]) {
+  const head = [
+    'endpoint',
+    'target',
+    'achieved rps',
+    'p50',
+    'p90',
+    'p99',
+    'max',
+    'p99 target',
+    'non-2xx',
+    'gw cores',
+    'load 1m',
+  ];
+  const lines = rows.map((r) => [
+    r.endpoint,
+    `${r.targetRps} rps`,
+    String(r.achievedRps),
+    `${r.latencyMs.p50} ms`,
+    `${r.latencyMs.p90} ms`,
+    `${r.latencyMs.p99} ms`,
+    `${r.latencyMs.max} ms`,
+    `<= ${r.targetP99Ms} ms${r.p99WithinTarget ? '' : ' (missed)'}`,
+    String(r.non2xx + r.errors),
+    String(r.cpu.gatewayCores),
+    `${r.loadAverage1m.before} -> ${r.loadAverage1m.after}`,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+  console.log(`\n${fmt(head)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+  for (const l of lines) console.log(fmt(l));
+  console.log('');
+}
+
+const benchUrl = await seedDataset(BASE_URL, env);
+const db = new pg.Client({ connectionString: benchUrl, application_name: 'bench-probe' });
+await db.connect();
+let gateway: RunningGateway | undefined;
+const stop = async () => {
+  await gateway?.stop();
+};
+process.once('SIGINT', () => void stop().finally(() => process.exit(130)));
+try {
+  const seed = (
+    await db.query<{ params: SeedParams; seconds: string }>(
+      'SELECT params, seconds FROM bench_seed ORDER BY seeded_at DESC LIMIT 1',
+    )
+  ).rows[0];
+  if (!seed) throw new Error('tributary_bench has no bench_seed row');
+  const pool = createPool({ connectionString: benchUrl, max: 1, application: 'bench-keys' });
+  const { key } = await createAccountWithKey(pool, { accountName: 'bench', label: 'data-api bench' });
+  await pool.end();
+
+  const gatewayEnv = {
+    DATABASE_URL: benchUrl,
+    NODE_ENV: 'development',
+    RATE_LIMIT_PER_SECOND: '0',
+    LOG_LEVEL: env['BENCH_GATEWAY_LOG_LEVEL'] ?? 'info',
+    PGOPTIONS: env['BENCH_PG_OPTIONS'],
+  };
+  gateway = await startGateway(gatewayEnv);
+  say(`gateway ready at ${gateway.url} (pid ${gateway.pid})`);
+
+  const only = env['BENCH_ONLY']?.split(',').map((s) => s.trim());
+  const results = [];
+  for (const phase of PHASES) {
+    if (only && !only.includes(phase.endpoint)) continue;
+    results.push(await runPhase(gateway, key, db, seed.params, phase));
+    say(`${phase.endpoint}: done`);
+  }
+  await gateway.stop();
+  gateway = undefined;
+  printTable(results);
+
+  // Service time of each query alone (same session settings as the gateway): separates slow
+  // queries from CPU contention.
+  const samples = Number(env['BENCH_PROFILE_SAMPLES'] ?? 300);
+  let serviceTimesMs: Awaited<ReturnType<typeof profileQueries>> | null = null;
+  if (samples > 0) {
+    if (gatewayEnv.PGOPTIONS) process.env['PGOPTIONS'] = gatewayEnv.PGOPTIONS;
+    await settle(db);
+    const profilePool = createPool({ connectionString: benchUrl, max: 1, application: 'bench-profile' });
+    say(`profiling the queries one at a time (${samples} samples)`);
+    serviceTimesMs = await profileQueries(profilePool, seed.params, samples).finally(() => profilePool.end());
+    console.table(serviceTimesMs);
+  }
+
+  const report = {
+    at: new Date().toISOString(),
+    benchmark: 'data API under load (issue 3, item 6b): autocannon at a fixed overall rate per endpoint',
+    machine: machineDescription(),
+    postgres: await postgresDescription(db),
+    gateway: {
+      processes: 1,
+      env: {
+        NODE_ENV: 'development',
+        RATE_LIMIT_PER_SECOND: 0,
+        LOG_LEVEL: gatewayEnv.LOG_LEVEL,
+        DATABASE_POOL_SIZE: env['DATABASE_POOL_SIZE'] ?? 'default (10)',
+        PGOPTIONS: gatewayEnv.PGOPTIONS ?? null,
+      },
+    },
+    dataset: {
+      database: new URL(benchUrl).pathname.slice(1),
+      params: seed.params,
+      seedSeconds: Number(seed.seconds),
+      rows: Object.fromEntries(
+        (
+          await db.query<{ relname: string; n: string }>(
+            `SELECT relname, reltuples::bigint AS n FROM pg_class
+              WHERE relname IN ('transfers', 'logs', 'balances', 'blocks', 'tokens') AND relkind = 'r'`,
+          )
+        ).rows.map((r) => [r.relname, Number(r.n)]),
+      ),
+    },
+    run: { seconds: SECONDS, warmupSeconds: WARMUP, coordinatedOmissionCorrected: true },
+    endpoints: results,
+    serviceTimesMs: {
+      note:
+        'each query alone, one connection, no HTTP, over the same parameter mix (load average ' +
+        load1() +
+        ')',
+      ...serviceTimesMs,
+    },
+  };
+  await mkdir(dirname(RESULTS), { recursive: true });
+  await writeFile(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
+  say(`wrote ${RESULTS}`);
+} finally {
+  await stop();
+  await db.end();
+}

@@ -1,0 +1,63 @@
+// Starts the real gateway (src/main.ts) as a child process on a free port and waits for /readyz.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { sleep } from '@tributary/runtime';
+
+export interface RunningGateway {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+const GATEWAY_DIR = fileURLToPath(new URL('../', import.meta.url));
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+export async function startGateway(env: Record<string, string | undefined>): Promise<RunningGateway> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: GATEWAY_DIR,
+    env: { ...process.env, ...env, HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4_000);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`gateway exited (${child.exitCode}): ${stderr}`);
+    const ready = await fetch(`${url}/readyz`)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ready) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`gateway not ready after 60 s: ${stderr}`);
+    }
+    await sleep(250);
+  }
+  return {
+    url,
+    pid: child.pid as number,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
