@@ -88,6 +88,19 @@ export const tokenMetadata = z.object({
 });
 export type TokenMetadata = z.infer<typeof tokenMetadata>;
 
+/**
+ * Name, symbol and decimals of a token with transfers in the block. Every block event carries
+ * them for each of its tokens, so consumers (the stream-matcher's erc20Transfers) never depend
+ * on another consumer having written the tokens table first.
+ */
+export const tokenInfo = z.object({
+  address,
+  name: z.string().nullable(),
+  symbol: z.string().nullable(),
+  decimals: z.number().int().min(0).max(255).nullable(),
+});
+export type TokenInfo = z.infer<typeof tokenInfo>;
+
 /** Whether an address held code when first seen (owners' is_contract). */
 export const accountKind = z.object({ address, isContract: z.boolean() });
 export type AccountKind = z.infer<typeof accountKind>;
@@ -100,8 +113,10 @@ const blockBody = {
   logs: z.array(chainLog),
   internalTransactions: z.array(internalTransaction),
   transfers: z.array(erc20Transfer),
-  /** Metadata of tokens first seen in this block. */
+  /** Metadata of tokens first seen in this block (with totalSupply: the projector's tokens rows). */
   tokens: z.array(tokenMetadata),
+  /** Name, symbol and decimals of every token with transfers in this block. */
+  tokenInfo: z.array(tokenInfo).default([]),
   /** Code presence of addresses first seen in this block. */
   accounts: z.array(accountKind),
   /** Whether transactions/traces were fetched for this block (backfill may skip them). */

@@ -1,7 +1,7 @@
 import { findKnownAddressKinds, findKnownTokens, type Pool } from '@tributary/db';
 import { ZERO_ADDRESS, decodeTransfer, readTokenMetadata } from '@tributary/evm';
 import type { Logger } from '@tributary/runtime';
-import type { AccountKind, Erc20Transfer, FullBlockEvent, TokenMetadata } from '@tributary/schema';
+import type { AccountKind, Erc20Transfer, FullBlockEvent, TokenInfo, TokenMetadata } from '@tributary/schema';
 import type { Rpc } from './createRpc.ts';
 import type { FetchedBlock } from './fetchBlockRange.ts';
 import { mapLimit } from './mapLimit.ts';
@@ -23,7 +23,8 @@ export interface BlockEnricher {
 /**
  * Turns fetched blocks into event bodies: decodes ERC20 transfers, reads the metadata of tokens
  * seen for the first time (memory cache, then the `tokens` table, then the chain) and the code
- * presence of transfer parties seen for the first time (eth_getCode, batched).
+ * presence of transfer parties seen for the first time (eth_getCode, batched). Every body names
+ * the name, symbol and decimals of each token it has transfers for (`tokenInfo`).
  */
 export function createBlockEnricher(deps: {
   rpc: Rpc;
@@ -36,13 +37,14 @@ export function createBlockEnricher(deps: {
   /** eth_getCode for first-seen transfer parties (owners' is_contract); off skips it (bulk backfills). */
   accountKinds?: boolean;
 }): BlockEnricher {
-  const tokens = new Map<string, number>(); // token -> first-seen block number
+  // token -> first-seen block number and its name, symbol, decimals
+  const tokens = new Map<string, { first: number; info: TokenInfo }>();
   const accounts = new Set<string>();
   const maxAccounts = deps.maxCachedAccounts ?? 500_000;
 
   return {
     forgetAbove(number) {
-      for (const [token, first] of tokens) if (first > number) tokens.delete(token);
+      for (const [token, { first }] of tokens) if (first > number) tokens.delete(token);
     },
     async enrich(blocks) {
       const batchHash = new Map(blocks.map((b) => [b.header.number, b.header.hash as string]));
@@ -76,13 +78,27 @@ export function createBlockEnricher(deps: {
           firstSeen !== undefined &&
           firstSeen <= first &&
           (row.firstSeenHash === null || (hashAt(firstSeen) ?? row.firstSeenHash) === row.firstSeenHash);
-        if (stillCanonical) tokens.set(token, firstSeen!);
-        else toRead.push([token, first]);
+        if (stillCanonical) {
+          const { name, symbol, decimals } = row;
+          tokens.set(token, {
+            first: firstSeen!,
+            info: { address: token as `0x${string}`, name, symbol, decimals },
+          });
+        } else toRead.push([token, first]);
       }
       const metadata = await mapLimit(toRead, 8, ([token, first]) =>
         readTokenMetadata(deps.rpc.client, token as `0x${string}`, BigInt(first)),
       );
       const metaByBlock = groupBy(metadata, (m) => m.readAtBlock + 1);
+      const readInfo = new Map(metadata.map((m) => [m.address as string, toInfo(m)]));
+      const infoOf = (token: string): TokenInfo =>
+        readInfo.get(token) ??
+        tokens.get(token)?.info ?? {
+          address: token as `0x${string}`,
+          name: null,
+          symbol: null,
+          decimals: null,
+        };
 
       const knownKinds = await findKnownAddressKinds(deps.pool, deps.chainId, [...accountFirst.keys()]);
       const toCheck = [...accountFirst].filter(([a]) => !knownKinds.has(a));
@@ -107,6 +123,7 @@ export function createBlockEnricher(deps: {
         internalTransactions: b.internalTransactions ?? [],
         transfers: transfersOf[i]!,
         tokens: metaByBlock.get(b.header.number) ?? ([] as TokenMetadata[]),
+        tokenInfo: [...new Set(transfersOf[i]!.map((t) => t.token))].map(infoOf),
         accounts: (kindsByBlock.get(b.header.number) ?? []).map((k) => k.kind),
         hasTransactions: b.transactions !== null,
         hasInternalTransactions: b.internalTransactions !== null,
@@ -114,13 +131,17 @@ export function createBlockEnricher(deps: {
       return {
         bodies,
         commit() {
-          for (const m of metadata) tokens.set(m.address, m.readAtBlock + 1);
+          for (const m of metadata) tokens.set(m.address, { first: m.readAtBlock + 1, info: toInfo(m) });
           if (accounts.size + accountFirst.size > maxAccounts) accounts.clear();
           for (const a of accountFirst.keys()) accounts.add(a);
         },
       };
     },
   };
+}
+
+function toInfo(m: TokenMetadata): TokenInfo {
+  return { address: m.address, name: m.name, symbol: m.symbol, decimals: m.decimals };
 }
 
 function groupBy<T, K>(items: readonly T[], key: (t: T) => K): Map<K, T[]> {

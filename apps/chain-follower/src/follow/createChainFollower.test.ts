@@ -181,6 +181,17 @@ describe('chain-follower -> Kafka', { timeout: 90_000 }, () => {
         [demo.reverting.toLowerCase(), null, null, null],
       ].sort(),
     );
+
+    // Every block names each of its tokens, so a consumer never needs another's tables.
+    const byAddress = new Map(tokens.map((t) => [t.address, t]));
+    for (const e of events) {
+      if (e.type === 'removed') continue;
+      const expected = [...new Set(e.transfers.map((t) => t.token))].map((a) => {
+        const t = byAddress.get(a)!;
+        return { address: a, name: t.name, symbol: t.symbol, decimals: t.decimals };
+      });
+      expect(e.tokenInfo).toEqual(expected);
+    }
   });
 
   it('publishes removed (newest first) before the new branch on a reorg; the orphans never confirm', async () => {

@@ -1,9 +1,11 @@
 import type { Pool } from 'pg';
 
-const bytes = (h: string) => Buffer.from(h.slice(2), 'hex');
-const hex = (b: Buffer) => `0x${b.toString('hex')}`;
+import { bytesToHex as hex, hexToBytes as bytes } from '../bytes.ts';
 
 export interface KnownToken {
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
   readAtBlock: number;
   /** The block in which the token was first seen (null for rows written without it). */
   firstSeenHash: string | null;
@@ -16,14 +18,25 @@ export async function findKnownTokens(
   addresses: readonly string[],
 ): Promise<Map<string, KnownToken>> {
   if (addresses.length === 0) return new Map();
-  const res = await pool.query<{ address: Buffer; read_at_block: string; first_seen_hash: Buffer | null }>(
-    'SELECT address, read_at_block, first_seen_hash FROM tokens WHERE chain_id = $1 AND address = ANY($2::bytea[])',
+  const res = await pool.query<{
+    address: Buffer;
+    name: string | null;
+    symbol: string | null;
+    decimals: number | null;
+    read_at_block: string;
+    first_seen_hash: Buffer | null;
+  }>(
+    `SELECT address, name, symbol, decimals, read_at_block, first_seen_hash
+       FROM tokens WHERE chain_id = $1 AND address = ANY($2::bytea[])`,
     [chainId, addresses.map(bytes)],
   );
   return new Map(
     res.rows.map((r) => [
       hex(r.address),
       {
+        name: r.name,
+        symbol: r.symbol,
+        decimals: r.decimals,
         readAtBlock: Number(r.read_at_block),
         firstSeenHash: r.first_seen_hash ? hex(r.first_seen_hash) : null,
       },
