@@ -1,4 +1,4 @@
-import { databaseEnv, kafkaEnv, logEnv, opsEnv, parseEnv, redisEnv } from '@tributary/config';
+import { databaseEnv, envInt, kafkaEnv, logEnv, opsEnv, parseEnv, redisEnv, rpcEnv } from '@tributary/config';
 import { z } from 'zod';
 
 export const envSchema = z.object({
@@ -7,6 +7,29 @@ export const envSchema = z.object({
   ...databaseEnv,
   ...redisEnv,
   ...kafkaEnv,
+  /** The node that trigger calls and native balances of chain CHAIN_ID read from. */
+  ...rpcEnv,
+  /** More chains: "chainId=url,chainId=url" (decimal ids). */
+  EXTRA_RPC_URLS: z
+    .string()
+    .default('')
+    .transform((s, ctx) => {
+      const out = new Map<number, string>();
+      for (const part of s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)) {
+        const m = /^(\d+)=(https?:\/\/\S+)$/.exec(part);
+        if (!m) {
+          ctx.addIssue({ code: 'custom', message: `"${part}" is not chainId=url` });
+          return z.NEVER;
+        }
+        out.set(Number(m[1]), m[2]!);
+      }
+      return out;
+    }),
+  /** Contract calls and balance reads in flight at once. */
+  RPC_CONCURRENCY: envInt(32, 1),
   /** Consumer group of `evm.blocks.v1`: instances share the partitions. */
   MATCHER_GROUP_ID: z.string().min(1).default('stream-matcher'),
   /** BullMQ key prefix; the webhook-sender must use the same one. */

@@ -2,6 +2,7 @@ import { createPool } from '@tributary/db';
 import { bootService, serveOps } from '@tributary/runtime';
 import { createMatcher } from './consume/createMatcher.ts';
 import { loadEnv } from './env.ts';
+import { createBlockReaders } from './read/createBlockReaders.ts';
 
 // Composition root: the only place that reads the environment and builds clients.
 const env = loadEnv();
@@ -29,6 +30,10 @@ const matcher = createMatcher({
   },
   redisUrl: env.REDIS_URL,
   queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
+  readers: createBlockReaders({
+    rpcUrls: new Map([[env.CHAIN_ID, env.RPC_URL], ...env.EXTRA_RPC_URLS]),
+    concurrency: env.RPC_CONCURRENCY,
+  }),
 });
 health.addCheck('matcher', () => {
   if (!matcher.ready()) throw new Error('not consuming');

@@ -22,9 +22,11 @@ import Moralis from 'moralis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Matcher, createMatcher } from './consume/createMatcher.ts';
+import { createBlockReaders } from './read/createBlockReaders.ts';
 
 const DATABASE_URL = process.env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:55432/tributary';
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:56379';
+const RPC_URL = process.env['RPC_URL'] ?? 'http://127.0.0.1:58545';
 const KAFKA_BROKERS = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:59092').split(',');
 const unique = `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
 const dbName = `streams_e2e_${unique}`;
@@ -141,6 +143,7 @@ function transferBlock(
         readAtBlock: n - 1,
       },
     ],
+    tokenInfo: [],
     accounts: [],
     hasTransactions: true,
     hasInternalTransactions: false,
@@ -241,6 +244,7 @@ beforeAll(async () => {
     kafka: { brokers: KAFKA_BROKERS, clientId: 'matcher-test', topicPrefix, groupId: `m-${unique}` },
     redisUrl: REDIS_URL,
     queuePrefix,
+    readers: createBlockReaders({ rpcUrls: new Map([[CHAIN, RPC_URL]]), concurrency: 4 }),
   });
   await matcher.start();
 

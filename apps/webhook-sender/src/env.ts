@@ -20,6 +20,8 @@ export const envSchema = z.object({
   ...kafkaEnv,
   WEBHOOK_QUEUE_PREFIX: z.string().min(1).default('tributary'),
   SENDER_CONCURRENCY: envInt(50, 1),
+  /** Requests in flight to one webhook URL per process: a hanging endpoint holds no more of the slots. 0: no bound. */
+  ENDPOINT_CONCURRENCY: envInt(32, 0),
   WEBHOOK_TIMEOUT_MS: envInt(10_000, 100),
   /** Delays between attempts, in ms (the hosted schedule: 1 min, 10 min, 1 h, 2 h, 6 h, 12 h, 1 day). */
   RETRY_SCHEDULE_MS: z
@@ -36,7 +38,7 @@ export const envSchema = z.object({
       }
       return list;
     }),
-  /** Below this success rate (starts at 100, -1 per failed attempt, +1 per success) a stream goes to error. */
+  /** Below this success rate (starts at 100, -1 per failed attempt, +1 per success) a stream goes to error; 0: never. */
   SUCCESS_RATE_THRESHOLD: envInt(70, 0),
   /** A stream in error for this long becomes terminated. */
   TERMINATE_AFTER_MS: envInt(3 * DAY, 0),

@@ -40,6 +40,7 @@ const worker = createDeliveryWorker({
   redisUrl: env.REDIS_URL,
   queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
   concurrency: env.SENDER_CONCURRENCY,
+  endpointConcurrency: env.ENDPOINT_CONCURRENCY,
 });
 const stopSweep = startTerminationSweep({
   pool,

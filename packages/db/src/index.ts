@@ -47,6 +47,7 @@ export {
   insertStream,
   listStreams,
   loadMatchableStreams,
+  recordStreamFailures,
   recordStreamHealth,
   setStreamStatus,
   terminateStaleErrorStreams,
@@ -66,11 +67,14 @@ export {
   type HistoryItem,
   type NewDelivery,
   deliveryStats,
+  getDeliveriesToSend,
   getDeliveryToSend,
+  insertDeliveries,
   insertDelivery,
   listHistory,
   prepareReplay,
   recordAttempt,
+  recordDeliveredMany,
   releaseHeldDeliveries,
   setDeliveryStatus,
 } from './streams/deliveries.ts';
@@ -104,3 +108,9 @@ export {
   rewindFollower,
 } from './chain/followerState.ts';
 export { type KnownToken, findKnownAddressKinds, findKnownTokens } from './chain/knownChainEntities.ts';
+export { type StreamToken, findStreamTokens } from './streams/streamTokens.ts';
+export {
+  type WalletTransferTotalAtHead,
+  type WalletTransfersHead,
+  walletTransferTotalAtHead,
+} from './queries/walletTransfers.ts';

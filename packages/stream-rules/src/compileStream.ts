@@ -1,5 +1,6 @@
 import { type AbiEvent, abiEvents, topic0OfSignature } from './eventSignature.ts';
 import type { StreamConfig } from './streamConfig.ts';
+import { type CompiledTrigger, compileTriggers } from './triggers.ts';
 
 export type StreamStatus = 'active' | 'paused' | 'error' | 'terminated';
 
@@ -17,6 +18,9 @@ export interface CompiledStream {
   topic0: Set<string>;
   events: Map<string, AbiEvent>;
   filters: Map<string, Record<string, unknown>>;
+  /** topic0 selectors whose advancedOptions entry has includeNativeTxs: the txs of their matched logs are sent. */
+  nativeTxsOfTopics: Set<string>;
+  triggers: CompiledTrigger[];
 }
 
 export function compileStream(row: {
@@ -34,9 +38,11 @@ export function compileStream(row: {
     if (s) topic0.add(s);
   }
   const filters = new Map<string, Record<string, unknown>>();
+  const nativeTxsOfTopics = new Set<string>();
   for (const opt of row.config.advancedOptions ?? []) {
     const s = topic0OfSignature(opt.topic0);
     if (s && opt.filter) filters.set(s, opt.filter);
+    if (s && opt.includeNativeTxs) nativeTxsOfTopics.add(s);
   }
   return {
     id: row.id,
@@ -49,5 +55,7 @@ export function compileStream(row: {
     topic0,
     events,
     filters,
+    nativeTxsOfTopics,
+    triggers: compileTriggers(row.config),
   };
 }

@@ -9,4 +9,21 @@ export {
 export { type AbiEvent, abiEvents, topic0OfSignature } from './eventSignature.ts';
 export { BUILTIN_FIELDS, checkFilterShape, evaluateFilter } from './evaluateFilter.ts';
 export { type CompiledStream, type StreamStatus, compileStream } from './compileStream.ts';
-export { type BlockMatch, TRANSFER_TOPIC, type TokenInfo, matchBlock } from './matchBlock.ts';
+export {
+  type BlockMatch,
+  type MatchCandidates,
+  TRANSFER_TOPIC,
+  type TokenInfo,
+  matchBlock,
+} from './matchBlock.ts';
+export { StreamIndex } from './streamIndex.ts';
+export { type ItemKind, itemKindOf, resolveSelector } from './selectors.ts';
+export {
+  type CompiledTrigger,
+  type ContractCall,
+  compileTriggers,
+  formatTriggerValue,
+  planTriggerCall,
+  triggerResult,
+} from './triggers.ts';
+export { type ChainReader, decodeWebhookLog, enrichMatch } from './enrichMatch.ts';

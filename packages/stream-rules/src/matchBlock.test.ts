@@ -41,6 +41,7 @@ function block(values: bigint[]): FullBlockEvent {
     internalTransactions: [],
     transfers: [],
     tokens: [{ address: TOKEN, name: 'Tok', symbol: 'TK', decimals: 18, totalSupply: '0', readAtBlock: 6 }],
+    tokenInfo: [],
     accounts: [],
     hasTransactions: true,
     hasInternalTransactions: false,

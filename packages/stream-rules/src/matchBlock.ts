@@ -1,6 +1,6 @@
-import type { ChainLog, ChainTransaction, FullBlockEvent } from '@tributary/schema';
+import type { ChainLog, ChainTransaction, FullBlockEvent, InternalTransaction } from '@tributary/schema';
 import type { WebhookBody, WebhookErc20Transfer, WebhookLog, WebhookTx } from '@tributary/webhooks';
-import { decodeEventLog, formatUnits } from 'viem';
+import { formatUnits } from 'viem';
 import type { CompiledStream } from './compileStream.ts';
 import { evaluateFilter } from './evaluateFilter.ts';
 
@@ -11,6 +11,8 @@ export interface TokenInfo {
   name: string | null;
   symbol: string | null;
   decimals: number | null;
+  /** The operator's flag (tokens.possible_spam). */
+  possibleSpam?: boolean;
 }
 
 export interface BlockMatch {
@@ -19,30 +21,15 @@ export interface BlockMatch {
   txsCount: number;
 }
 
-const topicAddress = (topic: string | undefined) =>
+export const topicAddress = (topic: string | undefined) =>
   topic && /^0x0{24}[0-9a-f]{40}$/.test(topic) ? `0x${topic.slice(26)}` : undefined;
 
 function decodeFields(stream: CompiledStream, log: ChainLog): Record<string, unknown> | undefined {
   const event = stream.events.get(log.topics[0] ?? '');
-  if (!event) return undefined;
-  try {
-    const decoded = decodeEventLog({
-      abi: [event.item],
-      data: log.data,
-      topics: log.topics as [`0x${string}`, ...`0x${string}`[]],
-    });
-    const args = decoded.args as unknown;
-    const fields: Record<string, unknown> = {};
-    if (Array.isArray(args)) {
-      for (const [i, v] of args.entries()) fields[event.fieldNames[i] ?? `${i}`] = v;
-    } else Object.assign(fields, args as Record<string, unknown>);
-    return fields;
-  } catch {
-    return undefined;
-  }
+  return event?.decode(log.topics, log.data);
 }
 
-function logMatches(stream: CompiledStream, log: ChainLog): boolean {
+function logMatches(stream: CompiledStream, log: ChainLog, spam: (address: string) => boolean): boolean {
   const topic0 = log.topics[0];
   if (stream.topic0.size > 0 && (topic0 === undefined || !stream.topic0.has(topic0))) return false;
   const addressHit =
@@ -58,7 +45,7 @@ function logMatches(stream: CompiledStream, log: ChainLog): boolean {
   const fields = decodeFields(stream, log);
   if (!fields) return false;
   fields['moralis_streams_contract_address'] = log.address;
-  fields['moralis_streams_possibleSpam'] = false;
+  fields['moralis_streams_possibleSpam'] = spam(log.address);
   return evaluateFilter(filter, fields);
 }
 
@@ -112,33 +99,92 @@ function erc20Transfer(log: ChainLog, token: TokenInfo | undefined): WebhookErc2
     tokenSymbol: token?.symbol ?? '',
     tokenDecimals: decimals === null ? '' : String(decimals),
     valueWithDecimals: decimals === null ? '' : formatUnits(value, decimals),
-    possibleSpam: false,
+    possibleSpam: token?.possibleSpam === true,
   };
 }
 
+/** Items of a block that touch a stream's addresses (from the stream index); absent: scan the whole block. */
+export interface MatchCandidates {
+  logs: ChainLog[];
+  txs: ChainTransaction[];
+  internal: InternalTransaction[];
+}
+
+/** Per-event lookups shared by every stream evaluated against it. */
+interface EventLookups {
+  logsByTx: Map<string, ChainLog[]>;
+  txByHash: Map<string, ChainTransaction>;
+  /** Name, symbol and decimals the block event carries for its tokens. */
+  tokens: Map<string, { name: string | null; symbol: string | null; decimals: number | null }>;
+}
+const lookups = new WeakMap<FullBlockEvent, EventLookups>();
+function lookupsOf(event: FullBlockEvent): EventLookups {
+  let l = lookups.get(event);
+  if (!l) {
+    const logsByTx = new Map<string, ChainLog[]>();
+    for (const log of event.logs) {
+      const list = logsByTx.get(log.transactionHash);
+      if (list) list.push(log);
+      else logsByTx.set(log.transactionHash, [log]);
+    }
+    l = {
+      logsByTx,
+      txByHash: new Map(event.transactions.map((t) => [t.hash, t])),
+      tokens: new Map<string, TokenInfo>([
+        ...event.tokens.map((t) => [t.address, t] as const),
+        ...(event.tokenInfo ?? []).map((t) => [t.address, t] as const),
+      ]),
+    };
+    lookups.set(event, l);
+  }
+  return l;
+}
+
+const byLogIndex = (a: ChainLog, b: ChainLog) => a.logIndex - b.logIndex;
+
 /**
- * Evaluates one stream against one block: the webhook body (retries 0) when anything matched,
- * undefined otherwise. Pure: token metadata comes from the caller.
+ * Evaluates one stream against one block: the webhook body (retries 0, no triggers or native
+ * balances yet: see enrichMatch) when anything matched, undefined otherwise. Pure: token
+ * metadata and spam flags come from the caller.
  */
 export function matchBlock(
   stream: CompiledStream,
   event: FullBlockEvent,
   tokenInfo: (address: string) => TokenInfo | undefined = () => undefined,
+  candidates?: MatchCandidates,
 ): BlockMatch | undefined {
   const { config, addresses } = stream;
   const all = config.allAddresses === true;
+  const lk = lookupsOf(event);
+  const spam = (address: string) => tokenInfo(address)?.possibleSpam === true;
+  const dropSpam = config.filterPossibleSpamAddresses === true;
   const watched = (a: string | null) => a !== null && addresses.has(a);
-
-  const matchedLogs = config.includeContractLogs ? event.logs.filter((l) => logMatches(stream, l)) : [];
-  const txs = config.includeNativeTxs
-    ? event.transactions.filter(
-        (tx) => all || watched(tx.from) || watched(tx.to) || watched(tx.receipt.contractAddress),
-      )
+  const logPool = all || !candidates ? event.logs : candidates.logs;
+  const matchedLogs = config.includeContractLogs
+    ? logPool.filter((l) => logMatches(stream, l, spam) && !(dropSpam && spam(l.address)))
     : [];
+  const txPool = all || !candidates ? event.transactions : candidates.txs;
+  const txSet = new Set<ChainTransaction>(
+    config.includeNativeTxs
+      ? txPool.filter(
+          (tx) => all || watched(tx.from) || watched(tx.to) || watched(tx.receipt.contractAddress),
+        )
+      : [],
+  );
+  // advancedOptions[].includeNativeTxs: the transaction of every log matched under that topic0.
+  if (stream.nativeTxsOfTopics.size > 0) {
+    for (const l of matchedLogs) {
+      const tx = stream.nativeTxsOfTopics.has(l.topics[0] ?? '')
+        ? lk.txByHash.get(l.transactionHash)
+        : undefined;
+      if (tx) txSet.add(tx);
+    }
+  }
+  const txs = [...txSet].sort((a, b) => a.transactionIndex - b.transactionIndex);
+  const internalPool = all || !candidates ? event.internalTransactions : candidates.internal;
   const internal = config.includeInternalTxs
-    ? event.internalTransactions.filter((t) => all || watched(t.from) || watched(t.to))
+    ? internalPool.filter((t) => all || watched(t.from) || watched(t.to))
     : [];
-
   let logs = matchedLogs;
   if (config.includeAllTxLogs) {
     const hashes = new Set([
@@ -146,15 +192,19 @@ export function matchBlock(
       ...txs.map((t) => t.hash),
       ...internal.map((t) => t.transactionHash),
     ]);
-    logs = event.logs.filter((l) => hashes.has(l.transactionHash));
+    logs = [...hashes]
+      .flatMap((h) => lk.logsByTx.get(h) ?? [])
+      .filter((l) => !(dropSpam && spam(l.address)))
+      .sort(byLogIndex);
   }
   if (logs.length === 0 && txs.length === 0 && internal.length === 0) return undefined;
-
-  const tokens = new Map(event.tokens.map((t) => [t.address, t]));
   const erc20Transfers = logs
-    .map((l) => erc20Transfer(l, tokens.get(l.address) ?? tokenInfo(l.address)))
+    .map((l) => {
+      const known = tokenInfo(l.address);
+      const first = lk.tokens.get(l.address);
+      return erc20Transfer(l, first ? { ...first, possibleSpam: known?.possibleSpam ?? false } : known);
+    })
     .filter((t): t is WebhookErc20Transfer => t !== undefined);
-
   const body: WebhookBody = {
     confirmed: event.type === 'confirmed',
     chainId: `0x${event.chainId.toString(16)}`,

@@ -57,6 +57,8 @@ export const streamBody = z.object({
   includeContractLogs: z.boolean().optional(),
   includeInternalTxs: z.boolean().optional(),
   includeAllTxLogs: z.boolean().optional(),
+  /** Leave out logs and transfers of contracts flagged as possible spam (tokens.possible_spam). */
+  filterPossibleSpamAddresses: z.boolean().optional(),
   getNativeBalances: z.array(nativeBalanceSelector).nullable().optional(),
   abi: z.array(abiItem).nullable().optional(),
   advancedOptions: z.array(advancedOption).nullable().optional(),

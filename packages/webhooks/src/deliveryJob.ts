@@ -24,6 +24,8 @@ export type DeliveryOutcome =
   | { outcome: 'retry'; after: number; error: string }
   | { outcome: 'gave-up'; error: string }
   | { outcome: 'held' }
+  /** Its endpoint already has as many requests in flight as allowed: try again shortly, not counted as an attempt. */
+  | { outcome: 'postponed' }
   | { outcome: 'dropped'; reason: string };
 
 /**
@@ -32,11 +34,28 @@ export type DeliveryOutcome =
  */
 export async function enqueueDelivery(queue: Queue, deliveryId: string, jobId: string): Promise<void> {
   const data: DeliveryJob = { v: 1, deliveryId };
-  await queue.add('deliver', data, {
-    jobId,
-    attempts: 1_000_000,
-    backoff: { type: 'webhook-schedule' },
-    removeOnComplete: true,
-    removeOnFail: true,
-  });
+  await queue.add('deliver', data, jobOptions(jobId));
 }
+
+/** Many deliveries in one Redis round trip (pipelined). */
+export async function enqueueDeliveries(
+  queue: Queue,
+  items: readonly { deliveryId: string; jobId: string }[],
+): Promise<void> {
+  if (items.length === 0) return;
+  await queue.addBulk(
+    items.map(({ deliveryId, jobId }) => ({
+      name: 'deliver',
+      data: { v: 1, deliveryId } satisfies DeliveryJob,
+      opts: jobOptions(jobId),
+    })),
+  );
+}
+
+const jobOptions = (jobId: string) => ({
+  jobId,
+  attempts: 1_000_000,
+  backoff: { type: 'webhook-schedule' },
+  removeOnComplete: true,
+  removeOnFail: true,
+});

@@ -19,5 +19,6 @@ export {
   WEBHOOK_QUEUE,
   deliveryJob,
   deliveryJobId,
+  enqueueDeliveries,
   enqueueDelivery,
 } from './deliveryJob.ts';

@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createChainRegistry } from '@tributary/chains';
-import { type Pool, createAccountWithKey, createPool, insertDelivery, migrate } from '@tributary/db';
+import {
+  type Pool,
+  createAccountWithKey,
+  createPool,
+  insertDelivery,
+  migrate,
+  terminateStaleErrorStreams,
+} from '@tributary/db';
 import { createLogger, createHealth, createMetrics } from '@tributary/runtime';
 import { TOPICS } from '@tributary/schema';
 import { TEST_WEBHOOK_BODY, signWebhook } from '@tributary/webhooks';
@@ -405,6 +412,36 @@ describe('stream routes', () => {
       totalTxsInternalProcessed: 0,
     });
     expect((await call('GET', '/stats')).status).toBe(200);
+  });
+
+  it('a stream left in error is terminated for good: it cannot be re-activated or paused', async () => {
+    const created = (await call('PUT', '/streams/evm', streamBody())).body;
+    const id = created['id'] as string;
+    // The sender's health check put it in error an hour ago; its sweep runs with a 1 s limit.
+    await pool.query(
+      `UPDATE streams SET status = 'error', status_message = 'Stream is in error', error_since = now() - interval '1 hour' WHERE id = $1`,
+      [id],
+    );
+    expect(await terminateStaleErrorStreams(pool, 1_000)).toContain(id);
+    const read = await call('GET', `/streams/evm/${id}`);
+    expect(read.body).toEqual({
+      ...created,
+      status: 'terminated',
+      statusMessage: 'Stream was terminated after staying in error for too long',
+    });
+    receiver.received.length = 0;
+    for (const status of ['active', 'paused']) {
+      const res = await call('POST', `/streams/evm/${id}/status`, { status });
+      expect(res).toEqual({
+        status: 422,
+        body: {
+          message: 'Validation Failed',
+          details: { status: { message: 'a terminated stream cannot change status' } },
+        },
+      });
+    }
+    expect(receiver.received).toHaveLength(0);
+    expect((await call('GET', `/streams/evm/${id}`)).body['status']).toBe('terminated');
   });
 
   it('deletes a stream and answers 404 afterwards', async () => {

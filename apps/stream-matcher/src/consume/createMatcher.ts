@@ -8,6 +8,7 @@ import { type Consumer, Kafka, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import { createStreamStore } from '../load/createStreamStore.ts';
 import { createBlockHandler } from '../match/handleBlockEvent.ts';
+import type { BlockReaders } from '../read/createBlockReaders.ts';
 
 export interface MatcherOptions {
   pool: Pool;
@@ -15,6 +16,10 @@ export interface MatcherOptions {
   kafka: { brokers: string[]; clientId: string; topicPrefix: string; groupId: string };
   redisUrl: string;
   queuePrefix: string;
+  /** Contract reads and balances for triggers and getNativeBalances. */
+  readers: BlockReaders;
+  /** Called once the streams are loaded and before the change consumer runs (tests widen the window with it). */
+  afterStreamsLoaded?: () => Promise<void>;
 }
 
 export interface Matcher {
@@ -30,7 +35,10 @@ export interface Matcher {
 /**
  * Two consumers: `streams.changes.v1` with a group id unique to this instance (every instance
  * sees every change), and `evm.blocks.v1` in the shared group (instances split the partitions).
- * Streams are loaded after the change consumer has joined, so no change falls between the two.
+ * Start-up: read the change topic's end offsets, then load the streams from PostgreSQL, then run
+ * the change consumer from exactly those offsets. A change published after the offsets were read
+ * is consumed (the gateway writes PostgreSQL before it publishes, so one published before is in
+ * the load): none falls between the load and the consumer's start.
  */
 export function createMatcher(opts: MatcherOptions): Matcher {
   const { logger } = opts;
@@ -46,7 +54,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     prefix: opts.queuePrefix,
   });
   const store = createStreamStore({ pool: opts.pool, logger });
-  const handleBlock = createBlockHandler({ pool: opts.pool, store, queue, logger });
+  const handleBlock = createBlockHandler({ pool: opts.pool, store, queue, logger, readers: opts.readers });
   const changesGroupId = `${opts.kafka.groupId}-changes-${randomUUID()}`;
   const changes: Consumer = kafka.consumer({
     groupId: changesGroupId,
@@ -67,9 +75,12 @@ export function createMatcher(opts: MatcherOptions): Matcher {
       } finally {
         await admin.disconnect();
       }
+      const startOffsets = await fetchEndOffsets(kafka, changesTopic);
+      await store.loadAll();
+      await opts.afterStreamsLoaded?.();
+
       await changes.connect();
       await changes.subscribe({ topic: changesTopic, fromBeginning: false });
-      const joined = new Promise<void>((resolve) => changes.on(changes.events.GROUP_JOIN, () => resolve()));
       await changes.run({
         eachMessage: async ({ message }) => {
           const parsed = streamChange.safeParse(JSON.parse(String(message.value)));
@@ -81,8 +92,10 @@ export function createMatcher(opts: MatcherOptions): Matcher {
           logger.debug({ streamId: parsed.data.streamId, kind: parsed.data.kind }, 'stream reloaded');
         },
       });
-      await joined;
-      await store.loadAll();
+      // Applied before the first fetch of each partition (a fetch already under way is discarded).
+      for (const { partition, offset } of startOffsets) {
+        changes.seek({ topic: changesTopic, partition, offset });
+      }
 
       await blocks.connect();
       await blocks.subscribe({ topic: blocksTopic, fromBeginning: true });
@@ -130,4 +143,17 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     ready: () => isReady,
     streamStatus: (streamId) => store.get(streamId)?.status,
   };
+}
+
+async function fetchEndOffsets(
+  kafka: Kafka,
+  topic: string,
+): Promise<{ partition: number; offset: string }[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    return (await admin.fetchTopicOffsets(topic)).map((p) => ({ partition: p.partition, offset: p.high }));
+  } finally {
+    await admin.disconnect();
+  }
 }

@@ -1,18 +1,19 @@
 import { type Pool, getStreamById, loadMatchableStreams, loadStreamAddresses } from '@tributary/db';
-import { type CompiledStream, type StreamConfig, compileStream } from '@tributary/stream-rules';
+import { type CompiledStream, type StreamConfig, StreamIndex, compileStream } from '@tributary/stream-rules';
 import type { Logger } from 'pino';
 
 /** The streams the matcher evaluates, in memory: loaded once, then refreshed one stream at a time on change events. */
 export interface StreamStore {
   loadAll(): Promise<void>;
   reload(streamId: string): Promise<void>;
-  forChain(chainId: number): CompiledStream[];
+  /** The streams indexed by watched address (what a block is matched against). */
+  index(): StreamIndex;
   size(): number;
   get(streamId: string): CompiledStream | undefined;
 }
 
 export function createStreamStore(opts: { pool: Pool; logger: Logger }): StreamStore {
-  let streams = new Map<string, CompiledStream>();
+  let index = new StreamIndex();
 
   const compile = (row: Awaited<ReturnType<typeof loadMatchableStreams>>[number], addresses: string[]) =>
     compileStream({
@@ -31,32 +32,33 @@ export function createStreamStore(opts: { pool: Pool; logger: Logger }): StreamS
         opts.pool,
         rows.map((r) => r.id),
       );
-      const next = new Map<string, CompiledStream>();
+      const next = new StreamIndex();
       for (const row of rows) {
         try {
-          next.set(row.id, compile(row, addresses.get(row.id) ?? []));
+          next.upsert(compile(row, addresses.get(row.id) ?? []));
         } catch (err) {
           opts.logger.error({ streamId: row.id, err }, 'stream config does not compile; skipped');
         }
       }
-      streams = next;
+      index = next;
       opts.logger.info({ streams: next.size }, 'streams loaded');
     },
     async reload(streamId) {
       const row = await getStreamById(opts.pool, streamId);
       if (!row || (row.status !== 'active' && row.status !== 'error')) {
-        streams.delete(streamId);
+        index.remove(streamId);
         return;
       }
       const addresses = await loadStreamAddresses(opts.pool, [streamId]);
-      streams.set(streamId, compile(row, addresses.get(streamId) ?? []));
+      try {
+        index.upsert(compile(row, addresses.get(streamId) ?? []));
+      } catch (err) {
+        index.remove(streamId);
+        opts.logger.error({ streamId, err }, 'stream config does not compile; skipped');
+      }
     },
-    forChain(chainId) {
-      const out: CompiledStream[] = [];
-      for (const s of streams.values()) if (s.chainIds.has(chainId)) out.push(s);
-      return out;
-    },
-    size: () => streams.size,
-    get: (streamId) => streams.get(streamId),
+    index: () => index,
+    size: () => index.size,
+    get: (streamId) => index.get(streamId),
   };
 }

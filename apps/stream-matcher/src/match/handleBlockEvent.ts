@@ -1,90 +1,112 @@
 import { randomUUID } from 'node:crypto';
-import { type Pool, findToken, insertDelivery } from '@tributary/db';
+import {
+  type NewDelivery,
+  type Pool,
+  findStreamTokens,
+  insertDeliveries,
+  insertDelivery,
+} from '@tributary/db';
 import type { BlockEvent } from '@tributary/schema';
-import { TRANSFER_TOPIC, type TokenInfo, matchBlock } from '@tributary/stream-rules';
-import { deliveryJobId, enqueueDelivery, serializeWebhook } from '@tributary/webhooks';
+import { type TokenInfo, enrichMatch } from '@tributary/stream-rules';
+import { deliveryJobId, enqueueDeliveries, serializeWebhook } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { StreamStore } from '../load/createStreamStore.ts';
+import type { BlockReaders } from '../read/createBlockReaders.ts';
 
 export interface BlockHandlerDeps {
   pool: Pool;
   store: StreamStore;
   queue: Queue;
   logger: Logger;
+  readers: BlockReaders;
+  /** How long token metadata and spam flags are trusted before they are read again. */
+  tokenCacheMs?: number;
 }
 
 /**
- * One block event: for every stream of the chain that matches, store the delivery (held when the
- * stream is in error) and enqueue it with a deterministic job id. Idempotent: a replayed event
- * finds its delivery rows and enqueues only those still pending (BullMQ drops duplicate ids).
+ * One block event: match it against the stream index, complete the matched bodies with trigger
+ * results and native balances (calls at that block, batched and de-duplicated across streams),
+ * store each delivery (held when the stream is in error) and enqueue it with a deterministic job
+ * id. Idempotent: a replayed event finds its delivery rows and enqueues only those still pending
+ * (BullMQ drops duplicate ids).
  */
 export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) => Promise<number> {
-  const tokenCache = new Map<string, TokenInfo>();
+  const ttl = deps.tokenCacheMs ?? 60_000;
+  const tokenCache = new Map<string, { info: TokenInfo | undefined; at: number }>();
 
-  async function prefetchTokens(chainId: number, addresses: Set<string>): Promise<void> {
-    for (const address of addresses) {
-      const key = `${chainId}:${address}`;
-      if (tokenCache.has(key)) continue;
-      const token = await findToken(deps.pool, chainId, address);
-      if (token) tokenCache.set(key, { name: token.name, symbol: token.symbol, decimals: token.decimals });
+  async function prefetchTokens(chainId: number, addresses: Iterable<string>): Promise<void> {
+    const now = Date.now();
+    const missing: string[] = [];
+    for (const a of addresses) {
+      const hit = tokenCache.get(`${chainId}:${a}`);
+      if (!hit || now - hit.at > ttl) missing.push(a);
     }
+    if (missing.length === 0) return;
+    const found = await findStreamTokens(deps.pool, chainId, missing);
+    for (const a of missing) tokenCache.set(`${chainId}:${a}`, { info: found.get(a), at: now });
   }
 
   return async (event) => {
     if (event.type === 'removed') return 0; // an orphaned block never gets its confirmed webhook
-    const streams = deps.store
-      .forChain(event.chainId)
-      .filter((s) => event.block.timestamp >= s.createdAtSeconds);
-    if (streams.length === 0) return 0;
-    const known = new Set(event.tokens.map((t) => t.address));
-    await prefetchTokens(
-      event.chainId,
-      new Set(
-        event.logs
-          .filter((l) => l.topics[0] === TRANSFER_TOPIC && !known.has(l.address))
-          .map((l) => l.address),
-      ),
+    if (deps.store.size() === 0) return 0;
+    await prefetchTokens(event.chainId, new Set(event.logs.map((l) => l.address)));
+    const tokenInfo = (a: string) => tokenCache.get(`${event.chainId}:${a}`)?.info;
+    const matches = deps.store
+      .index()
+      .match(event, tokenInfo, (s) => event.block.timestamp >= s.createdAtSeconds);
+    if (matches.length === 0) return 0;
+
+    const reader = deps.readers.forBlock(event.chainId, event.block.number);
+    await Promise.all(
+      matches
+        .filter(
+          ({ stream }) => stream.triggers.length > 0 || (stream.config.getNativeBalances ?? []).length > 0,
+        )
+        .map(({ stream, match }) => enrichMatch(stream, match.body, reader)),
     );
+
     const confirmed = event.type === 'confirmed';
-    let enqueued = 0;
-    for (const stream of streams) {
-      const match = matchBlock(stream, event, (a) => tokenCache.get(`${event.chainId}:${a}`));
-      if (!match) continue;
-      const delivery = await insertDelivery(deps.pool, {
-        id: randomUUID(),
-        streamId: stream.id,
-        chainId: event.chainId,
-        blockNumber: event.block.number,
-        blockHash: event.block.hash,
-        confirmed,
-        body: serializeWebhook(match.body),
-        status: stream.status === 'error' ? 'held' : 'pending',
-        logsCount: match.logsCount,
-        txsCount: match.txsCount,
-      }).catch((err: { code?: string }) => {
-        // The stream was deleted while this block was evaluated.
-        if (err.code === '23503') return undefined;
-        throw err;
-      });
+    const rows: NewDelivery[] = matches.map(({ stream, match }) => ({
+      id: randomUUID(),
+      streamId: stream.id,
+      chainId: event.chainId,
+      blockNumber: event.block.number,
+      blockHash: event.block.hash,
+      confirmed,
+      body: serializeWebhook(match.body),
+      status: stream.status === 'error' ? 'held' : 'pending',
+      logsCount: match.logsCount,
+      txsCount: match.txsCount,
+    }));
+    const stored = await insertDeliveries(deps.pool, rows).catch(async (err: { code?: string }) => {
+      // A stream was deleted while this block was evaluated: store the others one by one.
+      if (err.code !== '23503') throw err;
+      const out = new Map<string, { id: string; status: string }>();
+      for (const row of rows) {
+        const one = await insertDelivery(deps.pool, row).catch((e: { code?: string }) => {
+          if (e.code === '23503') return undefined;
+          throw e;
+        });
+        if (one) out.set(row.streamId, one);
+      }
+      return out;
+    });
+    const jobs: { deliveryId: string; jobId: string }[] = [];
+    for (const { stream } of matches) {
+      const delivery = stored.get(stream.id);
       if (!delivery || delivery.status !== 'pending') continue;
-      await enqueueDelivery(
-        deps.queue,
-        delivery.id,
-        deliveryJobId(stream.id, event.chainId, event.block.hash, confirmed),
-      );
-      enqueued++;
-      deps.logger.debug(
-        {
-          streamId: stream.id,
-          block: event.block.number,
-          hash: event.block.hash,
-          confirmed,
-          deliveryId: delivery.id,
-        },
-        'delivery enqueued',
-      );
+      jobs.push({
+        deliveryId: delivery.id,
+        jobId: deliveryJobId(stream.id, event.chainId, event.block.hash, confirmed),
+      });
     }
+    await enqueueDeliveries(deps.queue, jobs);
+    const enqueued = jobs.length;
+    deps.logger.debug(
+      { block: event.block.number, hash: event.block.hash, confirmed, matched: matches.length, enqueued },
+      'deliveries enqueued',
+    );
     return enqueued;
   };
 }

@@ -1,6 +1,7 @@
 import { WEBHOOK_QUEUE, deliveryJob } from '@tributary/webhooks';
-import { type Job, Worker } from 'bullmq';
-import { type AttemptDeps, attemptDelivery } from './attemptDelivery.ts';
+import { DelayedError, type Job, Worker } from 'bullmq';
+import { type AttemptDeps, attemptDelivery, createDeliveryStore } from './attemptDelivery.ts';
+import { createEndpointSlots } from './createEndpointSlots.ts';
 
 /** Thrown to make BullMQ schedule the next attempt through the custom backoff strategy. */
 class RetryLater extends Error {
@@ -13,17 +14,30 @@ class RetryLater extends Error {
  * attempt finishes the job as failed in history.
  */
 export function createDeliveryWorker(
-  deps: AttemptDeps & { redisUrl: string; queuePrefix: string; concurrency: number },
+  deps: AttemptDeps & {
+    redisUrl: string;
+    queuePrefix: string;
+    concurrency: number;
+    /** Requests in flight to one endpoint from this process (0: no bound). */
+    endpointConcurrency: number;
+  },
 ): Worker {
   const schedule = deps.retryScheduleMs;
+  const store = createDeliveryStore(deps.pool, deps.successRateThreshold);
+  const slots = createEndpointSlots(deps.endpointConcurrency);
   const worker = new Worker(
     WEBHOOK_QUEUE,
-    async (job: Job) => {
+    async (job: Job, token?: string) => {
       const { deliveryId } = deliveryJob.parse(job.data);
-      const result = await attemptDelivery(deps, deliveryId, job.attemptsMade);
+      const result = await attemptDelivery({ ...deps, store, slots }, deliveryId, job.attemptsMade);
       switch (result.outcome) {
         case 'retry':
           throw new RetryLater(result.error);
+        case 'postponed':
+          // Back to the delayed set, without counting an attempt, for about as long as a busy
+          // slot of that endpoint can last (a hanging one frees a slot once per timeout).
+          await job.moveToDelayed(Date.now() + Math.floor(deps.timeoutMs * (0.5 + Math.random())), token);
+          throw new DelayedError();
         case 'delivered':
         case 'gave-up':
         case 'held':

@@ -51,6 +51,51 @@ export async function insertDelivery(
   return { ...rows[0]!, created: false };
 }
 
+/**
+ * The deliveries of one block event in one round trip: inserts the new ones and returns, per
+ * stream, the id and status of its row (the existing one for a replayed block).
+ */
+export async function insertDeliveries(
+  db: Db,
+  list: readonly NewDelivery[],
+): Promise<Map<string, { id: string; status: DeliveryStatus; created: boolean }>> {
+  const out = new Map<string, { id: string; status: DeliveryStatus; created: boolean }>();
+  if (list.length === 0) return out;
+  const { rows } = await db.query<{
+    stream_id: string;
+    id: string;
+    status: DeliveryStatus;
+    created: boolean;
+  }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::bigint[], $5::bytea[], $6::boolean[],
+                            $7::text[], $8::text[], $9::int[], $10::int[])
+         AS t(id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count)),
+     ins AS (
+       INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count)
+       SELECT * FROM input ON CONFLICT (stream_id, chain_id, block_hash, confirmed) DO NOTHING
+       RETURNING stream_id, id, status)
+     SELECT stream_id, id, status, true AS created FROM ins
+     UNION ALL
+     SELECT d.stream_id, d.id, d.status, false FROM deliveries d JOIN input i
+       ON d.stream_id = i.stream_id AND d.chain_id = i.chain_id AND d.block_hash = i.block_hash AND d.confirmed = i.confirmed`,
+    [
+      list.map((d) => d.id),
+      list.map((d) => d.streamId),
+      list.map((d) => d.chainId),
+      list.map((d) => d.blockNumber),
+      list.map((d) => hexToBytes(d.blockHash)),
+      list.map((d) => d.confirmed),
+      list.map((d) => d.body),
+      list.map((d) => d.status),
+      list.map((d) => d.logsCount),
+      list.map((d) => d.txsCount),
+    ],
+  );
+  for (const r of rows) out.set(r.stream_id, { id: r.id, status: r.status, created: r.created });
+  return out;
+}
+
 /** Everything one attempt needs, read fresh at each attempt (the URL or secret may have changed). */
 export interface DeliveryToSend {
   id: string;
@@ -59,12 +104,22 @@ export interface DeliveryToSend {
   body: string;
   attempts: number;
   streamStatus: 'active' | 'paused' | 'error' | 'terminated';
+  /** Delivery health as read with the delivery (100 = nothing to recover). */
+  successRate: number;
   webhookUrl: string;
   secret: string;
   queueSize: number;
 }
 
 export async function getDeliveryToSend(db: Db, id: string): Promise<DeliveryToSend | undefined> {
+  return (await getDeliveriesToSend(db, [id])).get(id);
+}
+
+/** getDeliveryToSend for many deliveries in one round trip (the sender batches concurrent attempts). */
+export async function getDeliveriesToSend(
+  db: Db,
+  ids: readonly string[],
+): Promise<Map<string, DeliveryToSend>> {
   const { rows } = await db.query<{
     id: string;
     stream_id: string;
@@ -72,30 +127,39 @@ export async function getDeliveryToSend(db: Db, id: string): Promise<DeliveryToS
     body: string;
     attempts: number;
     stream_status: DeliveryToSend['streamStatus'];
+    success_rate: number;
     webhook_url: string;
     secret: string;
     queue_size: string;
   }>(
-    `SELECT d.id, d.stream_id, d.status, d.body, d.attempts, s.status AS stream_status,
-            s.config->>'webhookUrl' AS webhook_url, a.webhook_secret AS secret,
-            (SELECT count(*) FROM deliveries p WHERE p.stream_id = d.stream_id AND p.status IN ('pending', 'held')) AS queue_size
-       FROM deliveries d JOIN streams s ON s.id = d.stream_id JOIN accounts a ON a.id = s.account_id
-      WHERE d.id = $1`,
-    [id],
+    // Queue sizes are counted once per stream of the batch, not once per delivery.
+    `WITH b AS (SELECT * FROM deliveries WHERE id = ANY($1::uuid[])),
+     q AS (SELECT p.stream_id, count(*) AS n FROM deliveries p
+            WHERE p.stream_id IN (SELECT DISTINCT stream_id FROM b) AND p.status IN ('pending', 'held')
+            GROUP BY p.stream_id)
+     SELECT b.id, b.stream_id, b.status, b.body, b.attempts, s.status AS stream_status, s.success_rate,
+            s.config->>'webhookUrl' AS webhook_url, a.webhook_secret AS secret, coalesce(q.n, 0) AS queue_size
+       FROM b JOIN streams s ON s.id = b.stream_id JOIN accounts a ON a.id = s.account_id
+       LEFT JOIN q ON q.stream_id = b.stream_id`,
+    [ids],
   );
-  const r = rows[0];
-  if (!r) return undefined;
-  return {
-    id: r.id,
-    streamId: r.stream_id,
-    status: r.status,
-    body: r.body,
-    attempts: r.attempts,
-    streamStatus: r.stream_status,
-    webhookUrl: r.webhook_url,
-    secret: r.secret,
-    queueSize: Number(r.queue_size),
-  };
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        id: r.id,
+        streamId: r.stream_id,
+        status: r.status,
+        body: r.body,
+        attempts: r.attempts,
+        streamStatus: r.stream_status,
+        successRate: r.success_rate,
+        webhookUrl: r.webhook_url,
+        secret: r.secret,
+        queueSize: Number(r.queue_size),
+      },
+    ]),
+  );
 }
 
 /** Records one attempt and moves the delivery to its new status; the attempt number is allocated here. */
@@ -119,6 +183,27 @@ export async function recordAttempt(
     [a.deliveryId, a.statusCode, a.latencyMs, a.error, a.newStatus],
   );
   return rows[0]?.attempts ?? 0;
+}
+
+/**
+ * Successful attempts of many deliveries in one round trip: each attempt row and the delivery's
+ * new status. The stream's health is the caller's (recordStreamHealth, only for streams below
+ * 100), so concurrent batches touch disjoint rows and cannot deadlock.
+ */
+export async function recordDeliveredMany(
+  db: Db,
+  list: readonly { deliveryId: string; statusCode: number; latencyMs: number }[],
+): Promise<void> {
+  if (list.length === 0) return;
+  await db.query(
+    `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[]) AS t(id, status_code, latency_ms)),
+     d AS (
+       UPDATE deliveries SET attempts = deliveries.attempts + 1, status = 'delivered', last_error = NULL, delivered_at = now()
+       FROM input WHERE deliveries.id = input.id RETURNING deliveries.id, deliveries.attempts)
+     INSERT INTO delivery_attempts (delivery_id, attempt, status_code, latency_ms, error)
+     SELECT d.id, d.attempts, i.status_code, i.latency_ms, NULL FROM d JOIN input i ON i.id = d.id`,
+    [list.map((a) => a.deliveryId), list.map((a) => a.statusCode), list.map((a) => a.latencyMs)],
+  );
 }
 
 export async function setDeliveryStatus(db: Db, id: string, status: DeliveryStatus): Promise<void> {

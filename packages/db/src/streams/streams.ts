@@ -156,17 +156,52 @@ export async function recordStreamHealth(
   success: boolean,
   threshold: number,
 ): Promise<{ status: StreamStatus; changed: boolean } | undefined> {
+  if (success) {
+    // The hot path: a healthy stream (rate 100) is not written, so concurrent deliveries of
+    // one stream do not queue on its row lock.
+    const { rows } = await db.query<{ status: StreamStatus }>(
+      `WITH up AS (UPDATE streams SET success_rate = success_rate + 1 WHERE id = $1 AND success_rate < 100 RETURNING status)
+       SELECT status FROM up UNION ALL SELECT status FROM streams WHERE id = $1 LIMIT 1`,
+      [streamId],
+    );
+    return rows[0] ? { status: rows[0].status, changed: false } : undefined;
+  }
   const { rows } = await db.query<{ status: StreamStatus; changed: boolean }>(
     `WITH before AS (SELECT status FROM streams WHERE id = $1 FOR UPDATE)
      UPDATE streams s SET
        success_rate = LEAST(100, GREATEST(0, s.success_rate + CASE WHEN $2 THEN 1 ELSE -1 END)),
-       status = CASE WHEN s.status = 'active' AND NOT $2 AND s.success_rate - 1 < $3 THEN 'error' ELSE s.status END,
-       status_message = CASE WHEN s.status = 'active' AND NOT $2 AND s.success_rate - 1 < $3
+       status = CASE WHEN s.status = 'active' AND NOT $2 AND GREATEST(0, s.success_rate - 1) < $3 THEN 'error' ELSE s.status END,
+       status_message = CASE WHEN s.status = 'active' AND NOT $2 AND GREATEST(0, s.success_rate - 1) < $3
          THEN 'Stream is in error: its webhook delivery success rate fell below ' || $3 || '%' ELSE s.status_message END,
-       error_since = CASE WHEN s.status = 'active' AND NOT $2 AND s.success_rate - 1 < $3 THEN now() ELSE s.error_since END
+       error_since = CASE WHEN s.status = 'active' AND NOT $2 AND GREATEST(0, s.success_rate - 1) < $3 THEN now() ELSE s.error_since END
      FROM before WHERE s.id = $1
      RETURNING s.status, s.status IS DISTINCT FROM before.status AS changed`,
     [streamId, success, threshold],
+  );
+  return rows[0];
+}
+
+/**
+ * `failures` failed attempts of one stream at once (the sender counts them per event-loop turn):
+ * -1 each; below `threshold` an active stream goes to `error`. One short row update, so a
+ * failing endpoint does not queue every attempt on its stream's row lock.
+ */
+export async function recordStreamFailures(
+  db: Db,
+  streamId: string,
+  failures: number,
+  threshold: number,
+): Promise<{ status: StreamStatus; changed: boolean } | undefined> {
+  const { rows } = await db.query<{ status: StreamStatus; changed: boolean }>(
+    `UPDATE streams s SET
+       success_rate = GREATEST(0, s.success_rate - $2),
+       status = CASE WHEN s.status = 'active' AND GREATEST(0, s.success_rate - $2) < $3 THEN 'error' ELSE s.status END,
+       status_message = CASE WHEN s.status = 'active' AND GREATEST(0, s.success_rate - $2) < $3
+         THEN 'Stream is in error: its webhook delivery success rate fell below ' || $3 || '%' ELSE s.status_message END,
+       error_since = CASE WHEN s.status = 'active' AND GREATEST(0, s.success_rate - $2) < $3 THEN now() ELSE s.error_since END
+     WHERE s.id = $1
+     RETURNING s.status, (s.status = 'error' AND s.error_since = now()) AS changed`,
+    [streamId, failures, threshold],
   );
   return rows[0];
 }

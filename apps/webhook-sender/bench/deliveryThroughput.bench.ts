@@ -1,0 +1,286 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { createPool } from '@tributary/db';
+import { WEBHOOK_QUEUE, enqueueDeliveries } from '@tributary/webhooks';
+import { Queue } from 'bullmq';
+import {
+  createBenchDatabase,
+  envNumber,
+  services,
+  sleep,
+  spawnNode,
+  stopChild,
+  unique,
+  writeResult,
+} from './benchKit.ts';
+
+/**
+ * Deliveries per second from N real webhook-sender processes to a fast receiver in its own
+ * process on 127.0.0.1 (phase "healthy"), then with one endpoint that never answers taking a
+ * share of the jobs (phase "one endpoint timing out": healthy deliveries per second). A feeder
+ * keeps the BullMQ queue stocked with stored deliveries. Counts come from the receiver.
+ *
+ * BENCH_SECONDS (120) per phase, BENCH_SENDERS (2), BENCH_CONCURRENCY (300 per process),
+ * BENCH_STREAMS (50 healthy streams), BENCH_HANG_SHARE (0.1 of the jobs in phase 2),
+ * BENCH_TIMEOUT_MS (sender webhook timeout in phase 2, 2000).
+ */
+const seconds = envNumber('BENCH_SECONDS', 120);
+const senders = envNumber('BENCH_SENDERS', 2);
+const concurrency = envNumber('BENCH_CONCURRENCY', 300);
+const streamCount = envNumber('BENCH_STREAMS', 50);
+const hangShare = envNumber('BENCH_HANG_SHARE', 0.1);
+const timeoutMs = envNumber('BENCH_TIMEOUT_MS', 2_000);
+const warmupSeconds = Math.min(5, Math.max(1, Math.floor(seconds / 6)));
+const backlog = envNumber('BENCH_BACKLOG', 2_000);
+const batch = 500;
+
+const senderDir = fileURLToPath(new URL('../', import.meta.url));
+const benchDir = fileURLToPath(new URL('./', import.meta.url));
+
+// One transfer-sized body (about 1.3 KB), as the matcher stores them.
+const body = (streamId: string, n: number) =>
+  JSON.stringify({
+    confirmed: false,
+    chainId: '0x7a69',
+    abi: [],
+    streamId,
+    tag: 'bench',
+    retries: 0,
+    block: { number: String(n), hash: `0x${randomBytes(32).toString('hex')}`, timestamp: '1700000000' },
+    logs: [
+      {
+        logIndex: '0',
+        transactionHash: `0x${'ab'.repeat(32)}`,
+        address: `0x${'cd'.repeat(20)}`,
+        data: `0x${'00'.repeat(31)}64`,
+        topic0: '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+        topic1: `0x${'00'.repeat(12)}${'11'.repeat(20)}`,
+        topic2: `0x${'00'.repeat(12)}${'22'.repeat(20)}`,
+        topic3: null,
+      },
+    ],
+    txs: [],
+    txsInternal: [],
+    erc20Transfers: [
+      {
+        transactionHash: `0x${'ab'.repeat(32)}`,
+        logIndex: '0',
+        contract: `0x${'cd'.repeat(20)}`,
+        from: `0x${'11'.repeat(20)}`,
+        to: `0x${'22'.repeat(20)}`,
+        value: '100',
+        tokenName: 'Bench',
+        tokenSymbol: 'BEN',
+        tokenDecimals: '6',
+        valueWithDecimals: '0.0001',
+        possibleSpam: false,
+      },
+    ],
+    erc20Approvals: [],
+    nftTransfers: [],
+    nftApprovals: { ERC721: [], ERC1155: [] },
+    nftTokenApprovals: [],
+    nativeBalances: [],
+  });
+
+async function main() {
+  const db = await createBenchDatabase();
+  const pool = createPool({ connectionString: db.url, max: 4 });
+  const queuePrefix = unique('qbench');
+  const queue = new Queue(WEBHOOK_QUEUE, {
+    connection: { url: services.redisUrl, maxRetriesPerRequest: null },
+    prefix: queuePrefix,
+  });
+  const children: ReturnType<typeof spawnNode>[] = [];
+  const maxLifetime = seconds * 2 + 120;
+  let port = 0;
+  const receiver = spawnNode(
+    benchDir,
+    'receiver.ts',
+    {},
+    (line) => {
+      port = (JSON.parse(line) as { port: number }).port;
+    },
+    [String(maxLifetime)],
+  );
+  children.push(receiver);
+  const stats = async () =>
+    (await (await fetch(`http://127.0.0.1:${port}/__stats`)).json()) as {
+      ok: number;
+      hang: number;
+      at: number;
+    };
+
+  try {
+    while (port === 0) await sleep(50);
+    const accountId = randomUUID();
+    await pool.query('INSERT INTO accounts (id, name, webhook_secret) VALUES ($1, $2, $3)', [
+      accountId,
+      'bench',
+      'secret',
+    ]);
+    const healthy: string[] = [];
+    for (let i = 0; i < streamCount; i++) healthy.push(randomUUID());
+    const hanging = randomUUID();
+    for (const [id, path] of [...healthy.map((id, i) => [id, `ok/${i}`]), [hanging, 'hang/0']] as [
+      string,
+      string,
+    ][]) {
+      const config = {
+        webhookUrl: `http://127.0.0.1:${port}/${path}`,
+        description: 'bench',
+        tag: 'bench',
+        chainIds: ['0x7a69'],
+      };
+      await pool.query('INSERT INTO streams (id, account_id, config, chain_ids) VALUES ($1, $2, $3, $4)', [
+        id,
+        accountId,
+        JSON.stringify(config),
+        [31337],
+      ]);
+    }
+
+    let n = 0;
+    let hangPart = 0;
+    let feeding = true;
+    let fed = 0;
+    // Keeps `backlog` jobs waiting: stored deliveries first, then their jobs in one pipelined call.
+    const feeder = (async () => {
+      while (feeding) {
+        const waiting = await queue.getWaitingCount();
+        if (waiting > backlog) {
+          await sleep(20);
+          continue;
+        }
+        const ids: string[] = [];
+        const streams: string[] = [];
+        const bodies: string[] = [];
+        const hashes: Buffer[] = [];
+        for (let i = 0; i < batch; i++) {
+          const streamId =
+            hangPart > 0 && i % Math.round(1 / hangPart) === 0 ? hanging : healthy[n % healthy.length]!;
+          n++;
+          ids.push(randomUUID());
+          streams.push(streamId);
+          bodies.push(body(streamId, n));
+          hashes.push(randomBytes(32));
+        }
+        await pool.query(
+          `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status)
+           SELECT id, s, 31337, 1, h, false, b, 'pending' FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::text[]) AS t(id, s, h, b)`,
+          [ids, streams, hashes, bodies],
+        );
+        await enqueueDeliveries(
+          queue,
+          ids.map((id) => ({ deliveryId: id, jobId: id })),
+        );
+        fed += batch;
+      }
+    })();
+    while (fed < backlog) await sleep(50);
+
+    const senderEnv = {
+      DATABASE_URL: db.url,
+      DATABASE_POOL_SIZE: String(Math.min(40, concurrency)),
+      REDIS_URL: services.redisUrl,
+      KAFKA_BROKERS: services.kafkaBrokers,
+      KAFKA_TOPIC_PREFIX: `${queuePrefix}.`,
+      WEBHOOK_QUEUE_PREFIX: queuePrefix,
+      SENDER_CONCURRENCY: String(concurrency),
+      WEBHOOK_TIMEOUT_MS: String(timeoutMs),
+      // Failed attempts come back after the run; the timing-out stream must not leave the run by going to error.
+      RETRY_SCHEDULE_MS: '3600000',
+      SUCCESS_RATE_THRESHOLD: '0',
+      ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+      OPS_PORT: '0',
+      LOG_LEVEL: 'error',
+    };
+    for (let i = 0; i < senders; i++) children.push(spawnNode(senderDir, 'src/main.ts', senderEnv));
+
+    const measure = async (label: string) => {
+      await sleep(warmupSeconds * 1000);
+      const a = await stats();
+      const perSecond: number[] = [];
+      const waitingJobs: number[] = [];
+      let prev = a;
+      const end = Date.now() + (seconds - warmupSeconds) * 1000;
+      while (Date.now() < end) {
+        await sleep(1000);
+        const s = await stats();
+        perSecond.push(Math.round(((s.ok - prev.ok) * 1000) / (s.at - prev.at)));
+        waitingJobs.push(await queue.getWaitingCount());
+        prev = s;
+      }
+      const b = prev;
+      const rate = ((b.ok - a.ok) * 1000) / (b.at - a.at);
+      const hangRate = ((b.hang - a.hang) * 1000) / (b.at - a.at);
+      console.log(
+        `${label}: ${rate.toFixed(0)} healthy deliveries/s over ${((b.at - a.at) / 1000).toFixed(0)} s (${hangRate.toFixed(1)} timing-out requests/s); per second min ${Math.min(...perSecond)} max ${Math.max(...perSecond)}; jobs waiting min ${Math.min(...waitingJobs)} (0 = the feeder, not the senders, was the limit)`,
+      );
+      return {
+        healthyDeliveriesPerSecond: Math.round(rate),
+        timingOutRequestsPerSecond: Number(hangRate.toFixed(1)),
+        measuredSeconds: Number(((b.at - a.at) / 1000).toFixed(1)),
+        perSecond,
+        waitingJobs,
+      };
+    };
+
+    // Services start (module loading, connections) before the clock runs.
+    const startDeadline = Date.now() + 120_000;
+    while ((await stats()).ok === 0 && Date.now() < startDeadline) await sleep(200);
+    const healthyPhase = await measure('phase 1 (all endpoints healthy)');
+    hangPart = hangShare;
+    const hangPhase = await measure(
+      `phase 2 (one endpoint times out after ${timeoutMs} ms, ${hangShare * 100}% of jobs)`,
+    );
+    feeding = false;
+    await feeder;
+
+    const exits = [];
+    for (const c of children.slice(1)) exits.push(await stopChild(c, 20_000));
+    const delivered = await pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM deliveries WHERE status = 'delivered'`,
+    );
+    const outcomes = await pool.query<{ outcome: string; n: string }>(
+      `SELECT coalesce(error, 'HTTP ' || status_code) AS outcome, count(*) AS n FROM delivery_attempts GROUP BY 1 ORDER BY 2 DESC`,
+    );
+    const attemptsByOutcome = Object.fromEntries(outcomes.rows.map((r) => [r.outcome, Number(r.n)]));
+    console.log('attempts by outcome', attemptsByOutcome);
+    const hangRows = await pool.query<{ status: string; attempts: number; n: string }>(
+      'SELECT status, attempts, count(*) AS n FROM deliveries WHERE stream_id = $1 GROUP BY 1, 2',
+      [hanging],
+    );
+    console.log('timing-out stream deliveries', hangRows.rows);
+    const result = {
+      attemptsByOutcome,
+      params: {
+        seconds,
+        senders,
+        concurrency,
+        streams: streamCount,
+        hangShare,
+        timeoutMs,
+        warmupSeconds,
+        backlog,
+        maxLifetime,
+      },
+      targets: { healthyDeliveriesPerSecond: 5_000, withTimingOutEndpoint: 1_000 },
+      healthy: healthyPhase,
+      oneEndpointTimingOut: hangPhase,
+      deliveredRowsAtEnd: Number(delivered.rows[0]?.n ?? 0),
+      senderExitCodes: exits,
+    };
+    console.log(
+      `written ${writeResult(process.env['BENCH_RESULT_NAME'] ?? 'webhook-delivery-throughput', result)}`,
+    );
+  } finally {
+    for (const c of children) await stopChild(c, 20_000);
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+    await pool.end();
+    await db.drop();
+  }
+}
+
+await main();

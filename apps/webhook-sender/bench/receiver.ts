@@ -1,0 +1,40 @@
+import { createServer } from 'node:http';
+
+/**
+ * The benchmark's webhook receiver, in its own process on 127.0.0.1: `/ok/...` answers 200 at
+ * once, `/hang/...` never answers (the sender's timeout ends it). `GET /__stats` gives the counts.
+ * Exits by itself after argv[2] seconds, whatever happens to the benchmark.
+ */
+const maxSeconds = Number(process.argv[2] ?? 600);
+let ok = 0;
+let hang = 0;
+const server = createServer((req, res) => {
+  if (req.url === '/__stats') {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ ok, hang, at: Date.now() }));
+    return;
+  }
+  req.resume();
+  if (req.url?.startsWith('/hang')) {
+    hang++;
+    return;
+  }
+  req.on('end', () => {
+    ok++;
+    res.end();
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => {
+  const address = server.address();
+  process.stdout.write(
+    `${JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0 })}\n`,
+  );
+});
+const stop = () => {
+  server.closeAllConnections();
+  server.close();
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+setTimeout(stop, maxSeconds * 1000).unref();

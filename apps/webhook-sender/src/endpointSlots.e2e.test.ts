@@ -1,0 +1,151 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { type Pool, createPool, insertDelivery, insertStream } from '@tributary/db';
+import { createTestDatabase, getTestSettings, type TestDatabase, uniqueName } from '@tributary/testkit';
+import { WEBHOOK_QUEUE, enqueueDelivery } from '@tributary/webhooks';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+let db: TestDatabase;
+let pool: Pool;
+let queue: Queue;
+let receiver: Server;
+let base: string;
+let sender: ChildProcess | undefined;
+const queuePrefix = uniqueName('q');
+const bodies = new Map<string, string[]>();
+let hangingNow = 0;
+let hangingMax = 0;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pool = createPool({ connectionString: db.url, max: 3 });
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const list = bodies.get(req.url ?? '') ?? [];
+      list.push(Buffer.concat(chunks).toString('utf8'));
+      bodies.set(req.url ?? '', list);
+      if (req.url === '/hang') {
+        hangingNow++;
+        hangingMax = Math.max(hangingMax, hangingNow);
+        res.on('close', () => hangingNow--);
+        return; // never answers
+      }
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  queue = new Queue(WEBHOOK_QUEUE, {
+    connection: { url: getTestSettings().redisUrl, maxRetriesPerRequest: null },
+    prefix: queuePrefix,
+  });
+});
+
+afterAll(async () => {
+  if (sender && sender.exitCode === null) {
+    const exited = new Promise((r) => sender?.once('exit', r));
+    sender.kill('SIGTERM');
+    await exited;
+  }
+  await queue?.obliterate({ force: true }).catch(() => undefined);
+  await queue?.close();
+  receiver?.closeAllConnections();
+  await new Promise<void>((r) => receiver?.close(() => r()));
+  await pool?.end();
+  await db?.drop();
+});
+
+describe('one endpoint that never answers', () => {
+  it('holds at most ENDPOINT_CONCURRENCY worker slots; the other endpoints are served meanwhile', async () => {
+    const accountId = randomUUID();
+    await pool.query('INSERT INTO accounts (id, name, webhook_secret) VALUES ($1, $2, $3)', [
+      accountId,
+      'a',
+      's',
+    ]);
+    const stream = async (path: string) => {
+      const id = randomUUID();
+      await insertStream(pool, {
+        id,
+        accountId,
+        chainIds: [31337],
+        config: {
+          webhookUrl: `${base}${path}`,
+          description: 'd',
+          tag: path,
+          chainIds: ['0x7a69'],
+          includeNativeTxs: true,
+        },
+      });
+      return id;
+    };
+    const hang = await stream('/hang');
+    const ok = await stream('/ok');
+    let n = 0;
+    const deliver = async (streamId: string) => {
+      n++;
+      const d = await insertDelivery(pool, {
+        id: randomUUID(),
+        streamId,
+        chainId: 31337,
+        blockNumber: n,
+        blockHash: `0x${n.toString(16).padStart(64, '0')}`,
+        confirmed: false,
+        body: JSON.stringify({ confirmed: false, block: { number: String(n) }, retries: 0 }),
+        status: 'pending',
+        logsCount: 0,
+        txsCount: 1,
+      });
+      await enqueueDelivery(queue, d.id, d.id);
+    };
+    for (let i = 0; i < 3; i++) await deliver(hang);
+    for (let i = 0; i < 6; i++) await deliver(ok);
+
+    const s = getTestSettings();
+    sender = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: fileURLToPath(new URL('../', import.meta.url)),
+      env: {
+        ...process.env,
+        DATABASE_URL: db.url,
+        REDIS_URL: s.redisUrl,
+        KAFKA_BROKERS: s.kafkaBrokers.join(','),
+        KAFKA_TOPIC_PREFIX: `${queuePrefix}.`,
+        KAFKAJS_NO_PARTITIONER_WARNING: '1',
+        WEBHOOK_QUEUE_PREFIX: queuePrefix,
+        ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+        SENDER_CONCURRENCY: '4',
+        ENDPOINT_CONCURRENCY: '1',
+        WEBHOOK_TIMEOUT_MS: '800',
+        RETRY_SCHEDULE_MS: '600000',
+        OPS_PORT: '0',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const rows = async (streamId: string) =>
+      (
+        await pool.query<{ status: string; attempts: number; last_error: string | null }>(
+          'SELECT status, attempts, last_error FROM deliveries WHERE stream_id = $1',
+          [streamId],
+        )
+      ).rows;
+    const deadline = Date.now() + 30_000;
+    while ((await rows(hang)).some((r) => r.attempts === 0) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await rows(ok)).toEqual(Array(6).fill({ status: 'delivered', attempts: 1, last_error: null }));
+    expect(await rows(hang)).toEqual(
+      Array(3).fill({ status: 'pending', attempts: 1, last_error: 'timeout after 800 ms' }),
+    );
+    // One at a time, each sent once, as a first attempt (being put off is not an attempt).
+    expect(hangingMax).toBe(1);
+    expect(bodies.get('/hang')?.map((b) => JSON.parse(b).retries)).toEqual([0, 0, 0]);
+    expect(bodies.get('/ok')).toHaveLength(6);
+  });
+});

@@ -1,0 +1,159 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { type Pool, createPool, insertDelivery, insertStream } from '@tributary/db';
+import { createTestDatabase, getTestSettings, type TestDatabase, uniqueName } from '@tributary/testkit';
+import { WEBHOOK_QUEUE, enqueueDelivery } from '@tributary/webhooks';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+let db: TestDatabase;
+let pool: Pool;
+let queue: Queue;
+let receiver: Server;
+let url: string;
+const queuePrefix = uniqueName('q');
+const topicPrefix = `${uniqueName('t')}.`;
+const arrived: { id: string; at: number }[] = [];
+const answered: string[] = [];
+let delayMs = 1_500;
+
+function startSender(): ChildProcess {
+  const s = getTestSettings();
+  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: fileURLToPath(new URL('../', import.meta.url)),
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      REDIS_URL: s.redisUrl,
+      KAFKA_BROKERS: s.kafkaBrokers.join(','),
+      KAFKA_TOPIC_PREFIX: topicPrefix,
+      KAFKAJS_NO_PARTITIONER_WARNING: '1',
+      WEBHOOK_QUEUE_PREFIX: queuePrefix,
+      ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+      SENDER_CONCURRENCY: '1',
+      WEBHOOK_TIMEOUT_MS: '10000',
+      SHUTDOWN_DEADLINE_MS: '15000',
+      OPS_PORT: '0',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
+const exitOf = (p: ChildProcess) =>
+  new Promise<number | null>((r) =>
+    p.exitCode !== null ? r(p.exitCode) : p.once('exit', (code) => r(code)),
+  );
+
+async function until(probe: () => boolean | Promise<boolean>, what: string) {
+  const deadline = Date.now() + 30_000;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pool = createPool({ connectionString: db.url, max: 3 });
+  receiver = createServer((req, res) => {
+    const id = String(req.headers['webhook-id']);
+    arrived.push({ id, at: Date.now() });
+    req.resume();
+    req.on('end', () =>
+      setTimeout(() => {
+        answered.push(id);
+        res.end('ok');
+      }, delayMs),
+    );
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  queue = new Queue(WEBHOOK_QUEUE, {
+    connection: { url: getTestSettings().redisUrl, maxRetriesPerRequest: null },
+    prefix: queuePrefix,
+  });
+});
+
+afterAll(async () => {
+  await queue?.obliterate({ force: true }).catch(() => undefined);
+  await queue?.close();
+  await new Promise<void>((r) => receiver?.close(() => r()));
+  await pool?.end();
+  await db?.drop();
+});
+
+describe('webhook-sender shutdown', () => {
+  it('finishes and records the delivery in flight on SIGTERM, exits 0, and a restart sends the rest', async () => {
+    const accountId = randomUUID();
+    await pool.query('INSERT INTO accounts (id, name, webhook_secret) VALUES ($1, $2, $3)', [
+      accountId,
+      'a',
+      's',
+    ]);
+    const streamId = randomUUID();
+    await insertStream(pool, {
+      id: streamId,
+      accountId,
+      chainIds: [31337],
+      config: { webhookUrl: url, description: 'd', tag: 't', chainIds: ['0x7a69'], includeNativeTxs: true },
+    });
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) {
+      const hash = `0x${n.toString(16).padStart(64, '0')}`;
+      const d = await insertDelivery(pool, {
+        id: randomUUID(),
+        streamId,
+        chainId: 31337,
+        blockNumber: n,
+        blockHash: hash,
+        confirmed: false,
+        body: JSON.stringify({ confirmed: false, block: { number: String(n) }, retries: 0 }),
+        status: 'pending',
+        logsCount: 0,
+        txsCount: 1,
+      });
+      ids.push(d.id);
+      await enqueueDelivery(queue, d.id, `${streamId}_${n}`);
+    }
+    const statuses = async () =>
+      (
+        await pool.query<{ id: string; status: string; attempts: number }>(
+          'SELECT id, status, attempts FROM deliveries WHERE stream_id = $1',
+          [streamId],
+        )
+      ).rows;
+
+    const first = startSender();
+    await until(() => arrived.length === 1, 'the first webhook to be in flight');
+    expect(answered).toHaveLength(0);
+    first.kill('SIGTERM');
+    // Exit 0 is the orderly path; the deadline would force 70.
+    expect(await exitOf(first)).toBe(0);
+    expect(answered).toEqual([arrived[0]!.id]);
+    const afterStop = await statuses();
+    expect(afterStop.filter((d) => d.status === 'delivered')).toEqual([
+      { id: arrived[0]!.id, status: 'delivered', attempts: 1 },
+    ]);
+    expect(afterStop.filter((d) => d.status === 'pending')).toHaveLength(2);
+    const attempts = await pool.query(
+      'SELECT status_code, error FROM delivery_attempts WHERE delivery_id = $1',
+      [arrived[0]!.id],
+    );
+    expect(attempts.rows).toEqual([{ status_code: 200, error: null }]);
+
+    delayMs = 0;
+    const second = startSender();
+    try {
+      await until(async () => (await statuses()).every((d) => d.status === 'delivered'), 'the rest');
+    } finally {
+      second.kill('SIGTERM');
+    }
+    expect(await exitOf(second)).toBe(0);
+    expect(arrived.map((a) => a.id).sort()).toEqual([...ids].sort());
+    expect((await statuses()).every((d) => d.attempts === 1)).toBe(true);
+  });
+});
