@@ -70,7 +70,7 @@ for (let s = 0; s < streams; s++) {
       id: `00000000-0000-4000-8000-${s.toString(16).padStart(12, '0')}`,
       accountId: '00000000-0000-4000-8000-000000000000',
       status: 'active',
-      createdAt: new Date(0),
+      startBlocks: {},
       config,
       addresses: wildcard ? [] : watched.slice(s * perStream, (s + 1) * perStream),
     }),

@@ -391,13 +391,19 @@ describe('stream-matcher + webhook-sender', () => {
     ]);
   });
 
-  it('does not deliver blocks older than the stream', async () => {
+  it('delivers only blocks after the follower checkpoint at creation, whatever their timestamps', async () => {
     const token = addr(0x01d);
-    const id = await createStream('old', token);
     const old = transferBlock(token, 1n, 'new');
-    old.block.timestamp -= 3_600;
-    await publishBlock(old);
+    // The follower had published `old` when the stream was created: it is history to the stream.
+    await pool.query(
+      `INSERT INTO follower_checkpoints (chain_id, block_number, block_hash) VALUES ($1, $2, $3)
+       ON CONFLICT (chain_id) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash`,
+      [CHAIN, old.block.number, Buffer.from(old.block.hash.slice(2), 'hex')],
+    );
+    const id = await createStream('old', token);
     const fresh = transferBlock(token, 2n, 'new');
+    fresh.block.timestamp -= 3_600; // a chain clock behind ours does not matter
+    await publishBlock(old);
     await publishBlock(fresh);
     await waitFor(() => hits.get('old')?.length, 'the fresh block');
     await new Promise((r) => setTimeout(r, 500));

@@ -9,8 +9,8 @@ export interface CompiledStream {
   id: string;
   accountId: string;
   status: StreamStatus;
-  /** Blocks older than the stream (Unix seconds) are never delivered to it. */
-  createdAtSeconds: number;
+  /** Chain id -> the last block before the stream's first; a chain without an entry delivers every block. */
+  startBlocks: Map<number, number>;
   chainIds: Set<number>;
   config: StreamConfig;
   addresses: Set<string>;
@@ -27,7 +27,7 @@ export function compileStream(row: {
   id: string;
   accountId: string;
   status: StreamStatus;
-  createdAt: Date;
+  startBlocks: Record<string, number>;
   config: StreamConfig;
   addresses: Iterable<string>;
 }): CompiledStream {
@@ -48,7 +48,9 @@ export function compileStream(row: {
     id: row.id,
     accountId: row.accountId,
     status: row.status,
-    createdAtSeconds: Math.floor(row.createdAt.getTime() / 1000),
+    startBlocks: new Map(
+      Object.entries(row.startBlocks).map(([chain, block]) => [Number(chain), Number(block)]),
+    ),
     chainIds: new Set(row.config.chainIds.map((c) => Number.parseInt(c, 16))),
     config: row.config,
     addresses: new Set([...row.addresses].map((a) => a.toLowerCase())),
@@ -58,4 +60,9 @@ export function compileStream(row: {
     nativeTxsOfTopics,
     triggers: compileTriggers(row.config),
   };
+}
+
+/** Whether a block is new to the stream: after the follower's checkpoint when the stream was created. */
+export function isAfterStreamStart(stream: CompiledStream, chainId: number, blockNumber: number): boolean {
+  return blockNumber > (stream.startBlocks.get(chainId) ?? -1);
 }

@@ -8,7 +8,12 @@ export {
 } from './streamConfig.ts';
 export { type AbiEvent, abiEvents, topic0OfSignature } from './eventSignature.ts';
 export { BUILTIN_FIELDS, checkFilterShape, evaluateFilter } from './evaluateFilter.ts';
-export { type CompiledStream, type StreamStatus, compileStream } from './compileStream.ts';
+export {
+  type CompiledStream,
+  type StreamStatus,
+  compileStream,
+  isAfterStreamStart,
+} from './compileStream.ts';
 export {
   type BlockMatch,
   type MatchCandidates,

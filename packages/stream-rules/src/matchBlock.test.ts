@@ -53,7 +53,7 @@ function stream(config: Partial<StreamConfig>, addresses: string[]) {
     id: '00000000-0000-4000-8000-000000000001',
     accountId: '00000000-0000-4000-8000-000000000002',
     status: 'active',
-    createdAt: new Date(0),
+    startBlocks: {},
     addresses,
     config: {
       webhookUrl: 'http://x',

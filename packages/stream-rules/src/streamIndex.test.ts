@@ -26,7 +26,7 @@ function stream(n: number, config: Partial<StreamConfig>, addresses: string[]) {
     id: `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`,
     accountId: '00000000-0000-4000-8000-000000000000',
     status: 'active',
-    createdAt: new Date(0),
+    startBlocks: {},
     addresses,
     config: {
       webhookUrl: 'http://x',

@@ -20,7 +20,7 @@ export function createStreamStore(opts: { pool: Pool; logger: Logger }): StreamS
       id: row.id,
       accountId: row.accountId,
       status: row.status,
-      createdAt: row.createdAt,
+      startBlocks: row.startBlocks,
       config: row.config as StreamConfig,
       addresses,
     });

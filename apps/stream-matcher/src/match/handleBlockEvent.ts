@@ -7,7 +7,7 @@ import {
   insertDelivery,
 } from '@tributary/db';
 import type { BlockEvent } from '@tributary/schema';
-import { type TokenInfo, enrichMatch } from '@tributary/stream-rules';
+import { type TokenInfo, enrichMatch, isAfterStreamStart } from '@tributary/stream-rules';
 import { deliveryJobId, enqueueDeliveries, serializeWebhook } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
@@ -54,7 +54,7 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
     const tokenInfo = (a: string) => tokenCache.get(`${event.chainId}:${a}`)?.info;
     const matches = deps.store
       .index()
-      .match(event, tokenInfo, (s) => event.block.timestamp >= s.createdAtSeconds);
+      .match(event, tokenInfo, (s) => isAfterStreamStart(s, event.chainId, event.block.number));
     if (matches.length === 0) return 0;
 
     const reader = deps.readers.forBlock(event.chainId, event.block.number);

@@ -7,6 +7,8 @@ export interface StreamRow {
   accountId: string;
   config: Record<string, unknown>;
   chainIds: number[];
+  /** Chain id (decimal) -> the last block before the stream's first: only later blocks are delivered. */
+  startBlocks: Record<string, number>;
   status: StreamStatus;
   statusMessage: string;
   successRate: number;
@@ -18,13 +20,19 @@ export interface StreamRow {
 
 type Db = Pool | PoolClient;
 
-const COLUMNS = `id, account_id, config, chain_ids, status, status_message, success_rate, error_since, created_at, created_at::text AS created_at_key`;
+const COLUMNS = `id, account_id, config, chain_ids, start_blocks, status, status_message, success_rate, error_since, created_at, created_at::text AS created_at_key`;
+
+// The follower checkpoints of the given chains, as a start_blocks map.
+const CHECKPOINTS_OF = (chainIds: string, extra = '') =>
+  `(SELECT coalesce(jsonb_object_agg(c.chain_id::text, c.block_number), '{}'::jsonb)
+      FROM follower_checkpoints c WHERE c.chain_id = ANY(${chainIds}::bigint[])${extra})`;
 
 interface RawRow {
   id: string;
   account_id: string;
   config: Record<string, unknown>;
   chain_ids: string[];
+  start_blocks: Record<string, number>;
   status: StreamStatus;
   status_message: string;
   success_rate: number;
@@ -38,6 +46,7 @@ const toRow = (r: RawRow): StreamRow => ({
   accountId: r.account_id,
   config: r.config,
   chainIds: r.chain_ids.map(Number),
+  startBlocks: r.start_blocks,
   status: r.status,
   statusMessage: r.status_message,
   successRate: r.success_rate,
@@ -51,7 +60,8 @@ export async function insertStream(
   s: { id: string; accountId: string; config: Record<string, unknown>; chainIds: number[] },
 ): Promise<StreamRow> {
   const { rows } = await db.query<RawRow>(
-    `INSERT INTO streams (id, account_id, config, chain_ids) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+    `INSERT INTO streams (id, account_id, config, chain_ids, start_blocks)
+     VALUES ($1, $2, $3, $4, ${CHECKPOINTS_OF('$4')}) RETURNING ${COLUMNS}`,
     [s.id, s.accountId, JSON.stringify(s.config), s.chainIds],
   );
   return toRow(rows[0]!);
@@ -102,7 +112,11 @@ export async function updateStreamConfig(
   chainIds: number[],
 ): Promise<StreamRow | undefined> {
   const { rows } = await db.query<RawRow>(
-    `UPDATE streams SET config = $3, chain_ids = $4, updated_at = now() WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`,
+    // A chain added by the update starts at its current checkpoint; the others keep theirs.
+    `UPDATE streams
+        SET config = $3, chain_ids = $4, updated_at = now(),
+            start_blocks = start_blocks || ${CHECKPOINTS_OF('$4', ' AND NOT streams.start_blocks ? c.chain_id::text')}
+      WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`,
     [id, accountId, JSON.stringify(config), chainIds],
   );
   return rows[0] ? toRow(rows[0]) : undefined;
