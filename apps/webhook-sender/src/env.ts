@@ -23,6 +23,15 @@ export const envSchema = z.object({
   /** Requests in flight to one webhook URL per process: a hanging endpoint holds no more of the slots. 0: no bound. */
   ENDPOINT_CONCURRENCY: envInt(32, 0),
   WEBHOOK_TIMEOUT_MS: envInt(10_000, 100),
+  /**
+   * A worker holds each job under a lock it renews every half period; when a sender dies, its jobs
+   * return to the queue once the lock expires and a stall check runs. Shorter means faster
+   * recovery after a crash; the lock must stay longer than an event-loop stall.
+   */
+  LOCK_DURATION_MS: envInt(15_000, 1_000),
+  STALLED_INTERVAL_MS: envInt(5_000, 500),
+  /** Crashes one delivery may live through before BullMQ fails it: high, so a crash loop loses nothing. */
+  MAX_STALLED_COUNT: envInt(50, 1),
   /** Delays between attempts, in ms (the hosted schedule: 1 min, 10 min, 1 h, 2 h, 6 h, 12 h, 1 day). */
   RETRY_SCHEDULE_MS: z
     .string()

@@ -41,6 +41,9 @@ const worker = createDeliveryWorker({
   queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
   concurrency: env.SENDER_CONCURRENCY,
   endpointConcurrency: env.ENDPOINT_CONCURRENCY,
+  lockDurationMs: env.LOCK_DURATION_MS,
+  stalledIntervalMs: env.STALLED_INTERVAL_MS,
+  maxStalledCount: env.MAX_STALLED_COUNT,
 });
 const stopSweep = startTerminationSweep({
   pool,

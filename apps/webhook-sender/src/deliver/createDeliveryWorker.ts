@@ -20,6 +20,9 @@ export function createDeliveryWorker(
     concurrency: number;
     /** Requests in flight to one endpoint from this process (0: no bound). */
     endpointConcurrency: number;
+    lockDurationMs: number;
+    stalledIntervalMs: number;
+    maxStalledCount: number;
   },
 ): Worker {
   const schedule = deps.retryScheduleMs;
@@ -53,6 +56,9 @@ export function createDeliveryWorker(
       connection: { url: deps.redisUrl, maxRetriesPerRequest: null },
       prefix: deps.queuePrefix,
       concurrency: deps.concurrency,
+      lockDuration: deps.lockDurationMs,
+      stalledInterval: deps.stalledIntervalMs,
+      maxStalledCount: deps.maxStalledCount,
       settings: {
         backoffStrategy: (attemptsMade: number) =>
           schedule[Math.min(attemptsMade - 1, schedule.length - 1)] ?? 0,

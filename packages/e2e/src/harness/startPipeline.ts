@@ -100,6 +100,9 @@ export async function startPipeline(opts: {
       RETRY_SCHEDULE_MS: '200,500,1000,2000',
       WEBHOOK_TIMEOUT_MS: '60000',
       SENDER_CONCURRENCY: '4',
+      // A killed sender's jobs return within seconds, not BullMQ's default half minute.
+      LOCK_DURATION_MS: '3000',
+      STALLED_INTERVAL_MS: '1000',
     },
   };
 
