@@ -5,15 +5,17 @@
 // and reports; it never passes or fails on a time (the targets are printed next to the figures).
 // Env: DATABASE_URL, REDIS_URL, BENCH_ROWS (10,000,000), BENCH_SECONDS (30),
 // BENCH_WARMUP_SECONDS (5), BENCH_ONLY (e.g. "owners,logs"), BENCH_CONNECTIONS (rate / 10, at
-// least 20), BENCH_GATEWAY_LOG_LEVEL (info), BENCH_PG_OPTIONS (passed to the gateway's sessions
-// as PGOPTIONS, e.g. "-c jit=off"), BENCH_PROFILE_SAMPLES (300; per-query service times after
-// the load, 0 skips), BENCH_RESULTS (output path).
+// least 20), BENCH_GATEWAY_LOG_LEVEL (info), BENCH_PG_OPTIONS (session settings for the gateway,
+// e.g. "-c jit=on", given in DATABASE_URL's `options` after the gateway's own settings, so they
+// win), BENCH_PROFILE_SAMPLES (300; per-query service times after the load, 0 skips),
+// BENCH_RESULTS (output path).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAccountWithKey, createPool } from '@tributary/db';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { READ_SESSION_SETTINGS, withSessionSettings } from '../src/db-settings/withSessionSettings.ts';
 import type { SeedParams } from './datasetShape.ts';
 import { cacheCounters, cpuMeter, load1, machineDescription, postgresDescription } from './machineProbe.ts';
 import { type EndpointName, RequestMix } from './requestMix.ts';
@@ -200,8 +202,10 @@ try {
   const { key } = await createAccountWithKey(pool, { accountName: 'bench', label: 'data-api bench' });
   await pool.end();
 
+  const gatewayUrl = new URL(benchUrl);
+  if (env['BENCH_PG_OPTIONS']) gatewayUrl.searchParams.set('options', env['BENCH_PG_OPTIONS']);
   const gatewayEnv = {
-    DATABASE_URL: benchUrl,
+    DATABASE_URL: gatewayUrl.toString(),
     NODE_ENV: 'development',
     RATE_LIMIT_PER_SECOND: '0',
     LOG_LEVEL: env['BENCH_GATEWAY_LOG_LEVEL'] ?? 'info',
@@ -226,9 +230,12 @@ try {
   const samples = Number(env['BENCH_PROFILE_SAMPLES'] ?? 300);
   let serviceTimesMs: Awaited<ReturnType<typeof profileQueries>> | null = null;
   if (samples > 0) {
-    if (gatewayEnv.PGOPTIONS) process.env['PGOPTIONS'] = gatewayEnv.PGOPTIONS;
     await settle(db);
-    const profilePool = createPool({ connectionString: benchUrl, max: 1, application: 'bench-profile' });
+    const profilePool = createPool({
+      connectionString: withSessionSettings(gatewayEnv.DATABASE_URL),
+      max: 1,
+      application: 'bench-profile',
+    });
     say(`profiling the queries one at a time (${samples} samples)`);
     serviceTimesMs = await profileQueries(profilePool, seed.params, samples).finally(() => profilePool.end());
     console.table(serviceTimesMs);
@@ -248,6 +255,7 @@ try {
         DATABASE_POOL_SIZE: env['DATABASE_POOL_SIZE'] ?? 'default (10)',
         PGOPTIONS: gatewayEnv.PGOPTIONS ?? null,
       },
+      sessionSettings: { ...READ_SESSION_SETTINGS, overriddenBy: gatewayEnv.PGOPTIONS ?? null },
     },
     dataset: {
       database: new URL(benchUrl).pathname.slice(1),

@@ -1,8 +1,10 @@
 // Diagnostic for the load run: the service time of each data query on its own (one connection,
 // one query at a time, no HTTP), over the same parameter mix as loadEndpoints.ts. Tells which
 // query makes an endpoint slow, apart from CPU contention. Prints percentiles per query.
-// Run: node --import tsx bench/profileQueries.ts   (BENCH_SAMPLES, default 400; BENCH_PG_OPTIONS);
+// Run: node --import tsx bench/profileQueries.ts   (BENCH_SAMPLES, default 400; BENCH_PG_OPTIONS
+// after the gateway's own session settings, e.g. "-c jit=on -c max_parallel_workers_per_gather=2");
 // loadEndpoints.ts runs it too after the load phases and records the figures.
+import { loadavg } from 'node:os';
 import {
   type Pool,
   countWalletTransfers,
@@ -10,9 +12,11 @@ import {
   findContractLogs,
   findTokenOwners,
   findWalletTransfers,
+  walletTransferTotalAtHead,
 } from '@tributary/db';
 import { CHAIN_ID, type SeedParams, TRANSFER_TOPIC0, benchDatabaseName } from './datasetShape.ts';
 import { PATHS } from './requestMix.ts';
+import { withSessionSettings } from '../src/db-settings/withSessionSettings.ts';
 import { benchDatabaseUrl } from './seedDataset.ts';
 
 export interface ServiceTimes {
@@ -39,9 +43,9 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
 export async function profileQueries(pool: Pool, p: SeedParams, samples: number) {
   const head = p.firstBlock + Math.ceil(p.rows / p.transfersPerBlock) - 1;
   const page: number[] = [];
-  const count: number[] = [];
   const pageFiltered: number[] = [];
-  const countFiltered: number[] = [];
+  const rangeTotal: number[] = [];
+  const headTotal: number[] = [];
   const logs: number[] = [];
   const owners: number[] = [];
   for (let i = 0; i < samples; i++) {
@@ -49,19 +53,27 @@ export async function profileQueries(pool: Pool, p: SeedParams, samples: number)
     const wallet = t.pathname.split('/')[3] as string;
     const contracts = t.searchParams.getAll('contract_addresses[]');
     const fromBlock = t.searchParams.get('from_block');
-    const filter = {
-      chainId: CHAIN_ID,
-      wallet,
-      contractAddresses: contracts,
-      fromBlock: fromBlock === null ? undefined : Number(fromBlock),
-      toBlock: head,
-    };
     const order = t.searchParams.get('order') === 'ASC' ? ('ASC' as const) : ('DESC' as const);
     const limit = Number(t.searchParams.get('limit') ?? 100);
-    (contracts.length > 0 ? pageFiltered : page).push(
-      await time(() => findWalletTransfers(pool, { ...filter, order, limit })),
+    const base = { chainId: CHAIN_ID, wallet, contractAddresses: contracts, order, limit };
+    // A first page as the route runs it: without a lower bound, page + pinned head + total from
+    // the stored counts in one statement; with one, the page and a range count (in parallel in
+    // the route, one after the other here).
+    if (fromBlock === null) {
+      (contracts.length > 0 ? pageFiltered : page).push(
+        await time(() => findWalletTransfers(pool, { ...base, pinHead: true })),
+      );
+    } else {
+      const filter = { ...base, fromBlock: Number(fromBlock), toBlock: head };
+      (contracts.length > 0 ? pageFiltered : page).push(await time(() => findWalletTransfers(pool, filter)));
+      rangeTotal.push(await time(() => countWalletTransfers(pool, filter)));
+    }
+    // The stored-count total alone (the part of the page statement above that replaced counting).
+    headTotal.push(
+      await time(() =>
+        walletTransferTotalAtHead(pool, { chainId: CHAIN_ID, wallet, contractAddresses: contracts }),
+      ),
     );
-    (contracts.length > 0 ? countFiltered : count).push(await time(() => countWalletTransfers(pool, filter)));
 
     const l = new URL(PATHS.logs(p), 'http://x');
     const blockNumber = l.searchParams.get('block_number');
@@ -95,9 +107,9 @@ export async function profileQueries(pool: Pool, p: SeedParams, samples: number)
   }
   return {
     transfersPage: summarize(page),
-    transfersTotal: summarize(count),
     transfersPageWithContracts: summarize(pageFiltered),
-    transfersTotalWithContracts: summarize(countFiltered),
+    transfersTotalInRange: summarize(rangeTotal),
+    transfersTotalFromCounts: summarize(headTotal),
     logsPage: summarize(logs),
     ownersPage: summarize(owners),
   };
@@ -109,14 +121,25 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:55432/tributary',
     benchDatabaseName(env),
   );
-  if (env['BENCH_PG_OPTIONS']) process.env['PGOPTIONS'] = env['BENCH_PG_OPTIONS'];
-  const pool = createPool({ connectionString: url, max: 1, application: 'bench-profile' });
+  // The gateway's session settings, then BENCH_PG_OPTIONS (which win), e.g. "-c jit=on".
+  const withOptions = new URL(url);
+  if (env['BENCH_PG_OPTIONS']) withOptions.searchParams.set('options', env['BENCH_PG_OPTIONS']);
+  const pool = createPool({
+    connectionString: withSessionSettings(withOptions.toString()),
+    max: 1,
+    application: 'bench-profile',
+  });
   try {
     const { rows } = await pool.query<{ params: SeedParams }>('SELECT params FROM bench_seed LIMIT 1');
     const params = rows[0]?.params;
     if (!params) throw new Error('the bench database is not seeded: run bench/seedDataset.ts');
     const result = await profileQueries(pool, params, Number(env['BENCH_SAMPLES'] ?? 400));
-    console.log(`service times in ms, one query at a time (PGOPTIONS: ${env['BENCH_PG_OPTIONS'] ?? 'none'})`);
+    const settings = await pool.query<{ jit: string; workers: string }>(
+      `SELECT current_setting('jit') AS jit, current_setting('max_parallel_workers_per_gather') AS workers`,
+    );
+    console.log(
+      `service times in ms, one query at a time (session: ${JSON.stringify(settings.rows[0])}, load average ${loadavg()[0]?.toFixed(2)})`,
+    );
     console.table(result);
   } finally {
     await pool.end();

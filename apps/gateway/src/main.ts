@@ -5,6 +5,7 @@ import { bootService } from '@tributary/runtime';
 import { Redis } from 'ioredis';
 import { createApp } from './app/createApp.ts';
 import { loadEnv } from './env.ts';
+import { withSessionSettings } from './db-settings/withSessionSettings.ts';
 import { createStreamServices } from './streams/createStreamServices.ts';
 import { mountStreamRoutes } from './streams/mountStreamRoutes.ts';
 
@@ -23,7 +24,7 @@ if (env.cursorSecretDerived) {
 }
 
 const pool = createPool({
-  connectionString: env.DATABASE_URL,
+  connectionString: withSessionSettings(env.DATABASE_URL),
   max: env.DATABASE_POOL_SIZE,
   application: 'gateway',
 });

@@ -3,6 +3,7 @@ import {
   countWalletTransfers,
   findWalletTransfers,
   latestTransferBlock,
+  walletTransferTotalAtHead,
 } from '@tributary/db';
 import type { Request, Response } from 'express';
 import { sendJson } from '../json/sendJson.ts';
@@ -51,6 +52,9 @@ export function toTransferRecord(t: WalletTransferRow) {
  * GET /api/v2.2/:address/erc20/transfers (spec 4.1). from_block wins over from_date and
  * to_block over to_date, each side on its own. The first page pins the chain's newest transfer
  * block into the cursor: later pages and `total` keep to that range while new blocks arrive.
+ * Without a lower bound (and with no upper bound below the pin), `total` is the sum of the
+ * wallet's stored per-token transfer counts, read in the same statement as the pin (one
+ * snapshot); otherwise the range is counted through the indexes.
  */
 export function walletTransfersRoute(deps: DataDeps) {
   return async (req: Request, res: Response) => {
@@ -97,23 +101,48 @@ export function walletTransfersRoute(deps: DataDeps) {
       });
       return;
     }
-    const pin = state ? state.pin : await latestTransferBlock(deps.pool, chain.id);
-    const filter = {
+    const query = {
       chainId: chain.id,
       wallet,
       contractAddresses: contracts,
       fromBlock: range.fromBlock,
-      toBlock: capToBlock(range.toBlock, pin),
+      order,
+      limit,
+      after: state ? { blockNumber: state.key.b, logIndex: state.key.l } : undefined,
     };
-    const [found, total] = await Promise.all([
-      findWalletTransfers(deps.pool, {
-        ...filter,
-        order,
-        limit,
-        after: state ? { blockNumber: state.key.b, logIndex: state.key.l } : undefined,
-      }),
-      state?.total ?? countWalletTransfers(deps.pool, filter),
-    ]);
+    let pin: number | null;
+    let found: Awaited<ReturnType<typeof findWalletTransfers>>;
+    let total: number;
+    if (state) {
+      // A later page: the range and the total of the first page.
+      pin = state.pin ?? null;
+      const toBlock = capToBlock(range.toBlock, pin);
+      [found, total] = await Promise.all([
+        findWalletTransfers(deps.pool, { ...query, toBlock }),
+        state.total ?? countWalletTransfers(deps.pool, { ...query, toBlock }),
+      ]);
+    } else if (range.fromBlock === undefined && range.toBlock === undefined) {
+      // The common first page: page, pin and total from the stored counts in one statement.
+      found = await findWalletTransfers(deps.pool, { ...query, pinHead: true });
+      pin = found.head?.pin ?? null;
+      total = found.head?.total ?? 0;
+    } else {
+      // Block bounds: the stored counts still answer when only an upper bound at or past the head
+      // is given (read with the pin, one snapshot); otherwise count the range.
+      let counted: number | null = null;
+      if (range.fromBlock === undefined) {
+        const head = await walletTransferTotalAtHead(deps.pool, { ...query, toBlock: range.toBlock });
+        pin = head.pin;
+        counted = head.total;
+      } else {
+        pin = await latestTransferBlock(deps.pool, chain.id);
+      }
+      const toBlock = capToBlock(range.toBlock, pin);
+      [found, total] = await Promise.all([
+        findWalletTransfers(deps.pool, { ...query, toBlock }),
+        counted ?? countWalletTransfers(deps.pool, { ...query, toBlock }),
+      ]);
+    }
     const last = found.rows.at(-1);
     const cursor =
       found.hasMore && last

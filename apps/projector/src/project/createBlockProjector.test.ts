@@ -45,6 +45,7 @@ function block(n: number, transfers: [string, string, bigint][], type: 'new' | '
       n === 0
         ? [{ address: TOKEN, name: 'T', symbol: 'T', decimals: 0, totalSupply: '0', readAtBlock: 0 }]
         : [],
+    tokenInfo: [],
     accounts: [],
     hasTransactions: false,
     hasInternalTransactions: false,
@@ -109,10 +110,44 @@ async function tables(pool: Pool) {
       `SELECT block_number, log_index, encode(from_address, 'hex') AS f, encode(to_address, 'hex') AS t, value::text
        FROM transfers ORDER BY 1, 2`,
     ),
-    balances: await q(`SELECT encode(owner_address, 'hex') AS owner, balance::text FROM balances ORDER BY 1`),
+    // Owners: the zero address has a row for its transfer count only (balance 0), never an owner.
+    balances: await q(
+      `SELECT encode(owner_address, 'hex') AS owner, balance::text FROM balances
+        WHERE owner_address <> '\\x${ZERO.slice(2)}' ORDER BY 1`,
+    ),
+    counts: await storedCounts(pool),
     supply: await q(`SELECT total_supply::text FROM tokens`),
   };
 }
+
+/** The stored per-(token, owner) transfer counts, zero address included. */
+async function storedCounts(pool: Pool) {
+  const { rows } = await pool.query<{ token: string; owner: string; n: string }>(
+    `SELECT '0x' || encode(token_address, 'hex') AS token, '0x' || encode(owner_address, 'hex') AS owner,
+            transfer_count::text AS n
+       FROM balances WHERE transfer_count <> 0 ORDER BY 1, 2`,
+  );
+  return rows;
+}
+
+/** The same counts taken from the transfer rows: each party once, a transfer to oneself once. */
+async function countedFromTransfers(pool: Pool) {
+  const { rows } = await pool.query<{ token: string; owner: string; n: string }>(
+    `SELECT '0x' || encode(token_address, 'hex') AS token, '0x' || encode(owner, 'hex') AS owner, count(*)::text AS n
+       FROM (SELECT token_address, from_address AS owner FROM transfers
+             UNION ALL
+             SELECT token_address, to_address FROM transfers WHERE to_address <> from_address) t
+      GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
+  return rows;
+}
+
+const removed = (n: number): BlockEvent => ({
+  type: 'removed',
+  v: 1,
+  chainId: 31337,
+  block: { number: n, hash: h(n + 1), parentHash: h(n), timestamp: 1_700_000_000 + n },
+});
 
 describe('createBlockProjector', () => {
   it('gives the same tables whether blocks arrive fresh, replayed or overlapping', async () => {
@@ -156,6 +191,84 @@ describe('createBlockProjector', () => {
     expect(t.balances).toEqual([
       { owner: alice.slice(2), balance: '70' },
       { owner: bob.slice(2), balance: '20' },
+    ]);
+  });
+
+  it('keeps per-(token, owner) transfer counts equal to the transfer rows: mints, burns, self-transfers, replays, removals', async () => {
+    const db = await freshDatabase();
+    await db.projector.projectBatch(chain);
+    const counts = await storedCounts(db.pool);
+    // alice: the mint and the transfer to bob; bob: from alice, to himself (once), the burn;
+    // the zero address: the mint and the burn (counts, but no balance row among the owners).
+    expect(counts).toEqual([
+      { token: TOKEN, owner: ZERO, n: '2' },
+      { token: TOKEN, owner: alice, n: '2' },
+      { token: TOKEN, owner: bob, n: '3' },
+    ]);
+    expect(counts).toEqual(await countedFromTransfers(db.pool));
+    const zero = await db.pool.query(
+      `SELECT balance::text FROM balances WHERE owner_address = '\\x${ZERO.slice(2)}'`,
+    );
+    expect(zero.rows).toEqual([{ balance: '0' }]);
+
+    // A replay (the careful path: the blocks are already there) counts nothing twice.
+    await db.projector.projectBatch(chain);
+    await db.projector.projectBatch(chain.slice(2, 4));
+    expect(await storedCounts(db.pool)).toEqual(counts);
+
+    // Removing block 2 (alice -> bob, bob -> bob) takes its transfers off both sides, once; removing it
+    // again changes nothing.
+    await db.projector.projectBatch([removed(3), removed(2)]);
+    await db.projector.projectBatch([removed(2)]);
+    const afterRemoval = [
+      { token: TOKEN, owner: ZERO, n: '1' },
+      { token: TOKEN, owner: alice, n: '1' },
+    ];
+    expect(await storedCounts(db.pool)).toEqual(afterRemoval);
+    expect(await countedFromTransfers(db.pool)).toEqual(afterRemoval);
+
+    expect((await tables(db.pool)).balances).toEqual([
+      { owner: alice.slice(2), balance: '100' },
+      { owner: bob.slice(2), balance: '0' },
+    ]);
+
+    // A new branch at height 2 (a fresh block: the COPY path) counts again.
+    const branchBlock = (n: number, hash: number, transfers: [string, string, bigint][]) =>
+      ({
+        ...block(n, transfers),
+        block: { number: n, hash: h(hash), parentHash: h(n), timestamp: 1 },
+      }) as BlockEvent;
+    await db.projector.projectBatch([branchBlock(2, 202, [[alice, bob, 1n]])]);
+    expect(await storedCounts(db.pool)).toEqual(await countedFromTransfers(db.pool));
+    expect(await storedCounts(db.pool)).toEqual([
+      { token: TOKEN, owner: ZERO, n: '1' },
+      { token: TOKEN, owner: alice, n: '2' },
+      { token: TOKEN, owner: bob, n: '1' },
+    ]);
+
+    // Block 3 through the conflict-tolerant path (a stray row at (3, 2), written by something
+    // else, makes the direct COPY fail): only the rows inserted count, a self-transfer once.
+    await db.pool.query(
+      `INSERT INTO transfers SELECT chain_id, 3, 2, '\\x${h(303).slice(2)}', block_timestamp, transaction_hash,
+         transaction_index, token_address, from_address, to_address, 7 FROM transfers WHERE block_number = 2`,
+    );
+    await db.projector.projectBatch([
+      branchBlock(3, 303, [
+        [bob, bob, 1n],
+        [alice, ZERO, 4n],
+        [bob, alice, 9n],
+      ]),
+    ]);
+    await db.pool.query('DELETE FROM transfers WHERE block_number = 3 AND log_index = 2');
+    expect(await storedCounts(db.pool)).toEqual(await countedFromTransfers(db.pool));
+    expect(await storedCounts(db.pool)).toEqual([
+      { token: TOKEN, owner: ZERO, n: '2' },
+      { token: TOKEN, owner: alice, n: '3' },
+      { token: TOKEN, owner: bob, n: '2' },
+    ]);
+    expect((await tables(db.pool)).balances).toEqual([
+      { owner: alice.slice(2), balance: '95' },
+      { owner: bob.slice(2), balance: '1' },
     ]);
   });
 });

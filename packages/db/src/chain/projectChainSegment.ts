@@ -12,11 +12,12 @@ CREATE TEMP TABLE IF NOT EXISTS stage_tokens (
   chain_id bigint, address bytea, name text, symbol text, decimals smallint,
   total_supply numeric(78, 0), read_at_block bigint, first_seen_hash bytea) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS stage_kinds (LIKE address_kinds) ON COMMIT DELETE ROWS;
-CREATE TEMP TABLE IF NOT EXISTS stage_balances (
-  chain_id bigint, token_address bytea, owner_address bytea, delta numeric(78, 0)) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE IF NOT EXISTS stage_owner_deltas (
+  chain_id bigint, token_address bytea, owner_address bytea, delta numeric(78, 0), transfers bigint)
+  ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS stage_supply (
   chain_id bigint, token_address bytea, block_number bigint, delta numeric(78, 0)) ON COMMIT DELETE ROWS;
-TRUNCATE stage_blocks, stage_logs, stage_transfers, stage_tokens, stage_kinds, stage_balances, stage_supply;`;
+TRUNCATE stage_blocks, stage_logs, stage_transfers, stage_tokens, stage_kinds, stage_owner_deltas, stage_supply;`;
 
 // Rows are written only for blocks present in `blocks` with the same hash: a replayed event of an
 // orphaned block (its number now held by the canonical block) writes nothing, so replays are no-ops.
@@ -39,8 +40,10 @@ INSERT INTO logs SELECT s.* FROM stage_logs s
 JOIN blocks b ON b.chain_id = s.chain_id AND b.number = s.block_number AND b.hash = s.block_hash
 ON CONFLICT DO NOTHING`;
 
-// Balance and total-supply deltas come from the rows this statement actually inserted (RETURNING),
-// so a replayed transfer can never be counted twice. The zero address is not an owner.
+// Balance, transfer-count and total-supply deltas come from the rows this statement actually
+// inserted (RETURNING), so a replayed transfer can never be counted twice. Each party's count
+// goes up by one (a transfer to oneself: once). The zero address is not an owner: its row only
+// counts transfers, its balance stays 0.
 const INSERT_TRANSFERS = `
 WITH ins AS (
   INSERT INTO transfers SELECT s.* FROM stage_transfers s
@@ -48,13 +51,16 @@ WITH ins AS (
   ON CONFLICT DO NOTHING
   RETURNING chain_id, block_number, token_address, from_address, to_address, value
 ), bal AS (
-  INSERT INTO balances AS bl (chain_id, token_address, owner_address, balance)
-  SELECT chain_id, token_address, owner, sum(delta) FROM (
-    SELECT chain_id, token_address, from_address AS owner, -value AS delta FROM ins WHERE from_address <> ${ZERO}
+  INSERT INTO balances AS bl (chain_id, token_address, owner_address, balance, transfer_count)
+  SELECT chain_id, token_address, owner, sum(delta), count(*) FROM (
+    SELECT chain_id, token_address, from_address AS owner,
+           CASE WHEN from_address = ${ZERO} OR from_address = to_address THEN 0 ELSE -value END AS delta FROM ins
     UNION ALL
-    SELECT chain_id, token_address, to_address, value FROM ins WHERE to_address <> ${ZERO}
+    SELECT chain_id, token_address, to_address, CASE WHEN to_address = ${ZERO} THEN 0 ELSE value END
+      FROM ins WHERE to_address <> from_address
   ) d GROUP BY chain_id, token_address, owner
-  ON CONFLICT (chain_id, token_address, owner_address) DO UPDATE SET balance = bl.balance + EXCLUDED.balance
+  ON CONFLICT (chain_id, token_address, owner_address) DO UPDATE
+    SET balance = bl.balance + EXCLUDED.balance, transfer_count = bl.transfer_count + EXCLUDED.transfer_count
   RETURNING 1
 ), sup AS (
   UPDATE tokens t SET total_supply = t.total_supply + d.delta
@@ -83,11 +89,13 @@ SELECT chain_id, number, hash, parent_hash, timestamp, confirmed FROM stage_bloc
 ON CONFLICT DO NOTHING
 RETURNING chain_id, number, encode(hash, 'hex') AS hash`;
 
-// Balance deltas of directly copied transfers, summed in the projector: one row per owner.
+// Balance and transfer-count deltas of directly copied transfers, summed in the projector: one
+// row per (token, owner).
 const APPLY_BALANCES = `
-INSERT INTO balances AS bl (chain_id, token_address, owner_address, balance)
-SELECT chain_id, token_address, owner_address, delta FROM stage_balances
-ON CONFLICT (chain_id, token_address, owner_address) DO UPDATE SET balance = bl.balance + EXCLUDED.balance`;
+INSERT INTO balances AS bl (chain_id, token_address, owner_address, balance, transfer_count)
+SELECT chain_id, token_address, owner_address, delta, transfers FROM stage_owner_deltas
+ON CONFLICT (chain_id, token_address, owner_address) DO UPDATE
+  SET balance = bl.balance + EXCLUDED.balance, transfer_count = bl.transfer_count + EXCLUDED.transfer_count`;
 
 // Mints minus burns per token and block; only blocks after the token's metadata read count.
 const APPLY_SUPPLY = `
@@ -216,22 +224,35 @@ export async function projectChainSegment(client: PoolClient, seg: ChainSegment)
   return { blocks: inserted.rowCount ?? 0, logs, transfers };
 }
 
-/** Balance deltas per owner and supply deltas (mints minus burns) per token and block, of transfers all inserted. */
+/**
+ * Balance and transfer-count deltas per (token, owner) and supply deltas (mints minus burns) per
+ * token and block, of transfers all inserted. The zero address gets counts but no balance.
+ */
 async function applyDeltas(client: PoolClient, rows: readonly TransferRow[]) {
-  const balances = new Map<string, { chainId: number; token: string; owner: string; delta: bigint }>();
+  const balances = new Map<
+    string,
+    { chainId: number; token: string; owner: string; delta: bigint; transfers: number }
+  >();
   const supply = new Map<string, { chainId: number; token: string; block: number; delta: bigint }>();
   const add = (chainId: number, token: string, owner: string, delta: bigint) => {
     const key = `${chainId}:${token}:${owner}`;
     const b = balances.get(key);
-    if (b) b.delta += delta;
-    else balances.set(key, { chainId, token, owner, delta });
+    if (b) {
+      b.delta += delta;
+      b.transfers += 1;
+    } else balances.set(key, { chainId, token, owner, delta, transfers: 1 });
   };
   for (const t of rows) {
     const value = BigInt(t.value);
     const mint = t.from === ZERO_HEX;
     const burn = t.to === ZERO_HEX;
-    if (!mint) add(t.chainId, t.token, t.from, -value);
-    if (!burn) add(t.chainId, t.token, t.to, value);
+    if (t.to === t.from) {
+      // A transfer to oneself counts once and leaves the balance as it was.
+      add(t.chainId, t.token, t.from, 0n);
+    } else {
+      add(t.chainId, t.token, t.from, mint ? 0n : -value);
+      add(t.chainId, t.token, t.to, burn ? 0n : value);
+    }
     if (mint || burn) {
       const key = `${t.chainId}:${t.token}:${t.blockNumber}`;
       const delta = (mint ? value : 0n) - (burn ? value : 0n);
@@ -243,9 +264,15 @@ async function applyDeltas(client: PoolClient, rows: readonly TransferRow[]) {
   if (balances.size > 0) {
     await copyRows(
       client,
-      'stage_balances',
-      ['chain_id', 'token_address', 'owner_address', 'delta'],
-      mapIter(balances.values(), (b) => [b.chainId, { hex: b.token }, { hex: b.owner }, b.delta]),
+      'stage_owner_deltas',
+      ['chain_id', 'token_address', 'owner_address', 'delta', 'transfers'],
+      mapIter(balances.values(), (b) => [
+        b.chainId,
+        { hex: b.token },
+        { hex: b.owner },
+        b.delta,
+        b.transfers,
+      ]),
     );
     await client.query(APPLY_BALANCES);
   }

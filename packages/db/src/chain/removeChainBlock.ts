@@ -3,19 +3,22 @@ import type { RemovedBlock } from './chainRows.ts';
 
 const ZERO = `'\\x0000000000000000000000000000000000000000'::bytea`;
 
-// Reverses exactly the deltas of the transfer rows this statement deleted: removing a block twice,
-// or one that was never projected, changes nothing.
+// Reverses exactly the balance, transfer-count and supply deltas of the transfer rows this
+// statement deleted: removing a block twice, or one that was never projected, changes nothing.
+// Counted as projectChainSegment counts them: each party once, the zero address without balance.
 const DELETE_TRANSFERS = `
 WITH del AS (
   DELETE FROM transfers WHERE chain_id = $1 AND block_number = $2 AND block_hash = $3
   RETURNING chain_id, block_number, token_address, from_address, to_address, value
 ), bal AS (
-  UPDATE balances bl SET balance = bl.balance - d.delta
+  UPDATE balances bl SET balance = bl.balance - d.delta, transfer_count = bl.transfer_count - d.transfers
   FROM (
-    SELECT chain_id, token_address, owner, sum(delta) AS delta FROM (
-      SELECT chain_id, token_address, from_address AS owner, -value AS delta FROM del WHERE from_address <> ${ZERO}
+    SELECT chain_id, token_address, owner, sum(delta) AS delta, count(*) AS transfers FROM (
+      SELECT chain_id, token_address, from_address AS owner,
+             CASE WHEN from_address = ${ZERO} OR from_address = to_address THEN 0 ELSE -value END AS delta FROM del
       UNION ALL
-      SELECT chain_id, token_address, to_address, value FROM del WHERE to_address <> ${ZERO}
+      SELECT chain_id, token_address, to_address, CASE WHEN to_address = ${ZERO} THEN 0 ELSE value END
+        FROM del WHERE to_address <> from_address
     ) x GROUP BY chain_id, token_address, owner
   ) d
   WHERE bl.chain_id = d.chain_id AND bl.token_address = d.token_address AND bl.owner_address = d.owner

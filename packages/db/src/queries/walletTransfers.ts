@@ -1,8 +1,14 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { bytesToHex, hexToBytes } from '../bytes.ts';
 import { type LogPosition, Params, type SortOrder, orderBy, positionConditions } from './keyset.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
+
+/** A stable statement name for a query text (same text, same name in every session). */
+function statementName(prefix: string, sql: string): string {
+  return `${prefix}_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
+}
 
 export interface WalletTransfersFilter {
   chainId: number;
@@ -20,6 +26,18 @@ export interface WalletTransfersQuery extends WalletTransfersFilter {
   limit: number;
   /** Keyset: rows strictly after this position in `order`. */
   after?: LogPosition;
+  /**
+   * First page of a paging session with no block bounds: pin the chain's newest transfer block
+   * and read the wallet's total up to it in this same statement (one snapshot), see `head`.
+   */
+  pinHead?: boolean;
+}
+
+/** The pinned block and the wallet's total up to it, from a `pinHead` page. */
+export interface WalletTransfersHead {
+  /** Highest block with a transfer on the chain; null when the page is empty (no next page). */
+  pin: number | null;
+  total: number;
 }
 
 export interface WalletTransferRow {
@@ -63,6 +81,8 @@ interface RawRow {
   verified: boolean | null;
   from_label: string | null;
   to_label: string | null;
+  head_pin?: string | null;
+  head_total?: string;
 }
 
 function filterConditions(p: Params, q: WalletTransfersFilter & { order?: SortOrder; after?: LogPosition }) {
@@ -73,46 +93,90 @@ function filterConditions(p: Params, q: WalletTransfersFilter & { order?: SortOr
   return conds.map((c) => ` AND ${c}`).join('');
 }
 
+/** Block range and keyset conditions only (the token is matched by the caller). */
+function positionOnly(p: Params, q: WalletTransfersQuery) {
+  return positionConditions(p, q)
+    .map((c) => ` AND ${c}`)
+    .join('');
+}
+
 /**
- * One page of a wallet's transfers: a merge of the sender side (transfers_by_from) and the
- * receiver side (transfers_by_to), each an index range scan limited to the page size; a transfer
- * to oneself is taken from the sender side only. Fetches `limit + 1` rows to tell whether a next
- * page exists.
+ * One page of a wallet's transfers: a merge of the sender side and the receiver side, each an
+ * index range scan limited to the page size; a transfer to oneself is taken from the sender side
+ * only. Without a token filter the sides read transfers_by_from / transfers_by_to. With
+ * contract_addresses, each (side, token) is its own range scan of transfers_by_from_token /
+ * transfers_by_to_token, already in page order, so a whale's other tokens are never read (a
+ * single `token_address = ANY(...)` scan cannot return rows in block order across tokens).
+ * Fetches `limit + 1` rows to tell whether a next page exists.
  */
 export async function findWalletTransfers(
   db: Queryable,
   q: WalletTransfersQuery,
-): Promise<{ rows: WalletTransferRow[]; hasMore: boolean }> {
+): Promise<{ rows: WalletTransferRow[]; hasMore: boolean; head?: WalletTransfersHead }> {
   const p = new Params();
   const chain = p.add(q.chainId);
   const wallet = p.add(hexToBytes(q.wallet));
-  const rest = filterConditions(p, q);
+  const rest = positionOnly(p, q) + (q.pinHead ? ' AND block_number <= (SELECT n FROM pin)' : '');
   const n = p.add(q.limit + 1);
   const ord = orderBy(q.order);
   const cols =
     'block_number, log_index, block_hash, block_timestamp, transaction_hash, transaction_index, token_address, from_address, to_address, value';
+  const sides = (token: string) => [
+    `(SELECT ${cols} FROM transfers
+       WHERE chain_id = ${chain} AND from_address = ${wallet}${token}${rest}
+       ORDER BY ${ord} LIMIT ${n})`,
+    `(SELECT ${cols} FROM transfers
+       WHERE chain_id = ${chain} AND to_address = ${wallet} AND from_address <> ${wallet}${token}${rest}
+       ORDER BY ${ord} LIMIT ${n})`,
+  ];
+  const tokens = q.contractAddresses ?? [];
+  const branches =
+    tokens.length === 0
+      ? sides('')
+      : tokens.flatMap((t) => sides(` AND token_address = ${p.add(hexToBytes(t))}`));
+  // With pinHead: the total is SUM(transfer_count) over the wallet's (owner, token) rows, an
+  // index-only scan of balances_by_owner, O(tokens of the wallet); the projector writes transfers
+  // and counts in one transaction, so in one snapshot it is exactly the transfers up to the pin.
+  // An empty page means no transfer up to the pin: total 0.
+  const head = q.pinHead
+    ? {
+        with: `pin AS MATERIALIZED (SELECT max(block_number) AS n FROM transfers WHERE chain_id = ${chain}),`,
+        cols: `, (SELECT n FROM pin) AS head_pin,
+           (SELECT coalesce(sum(transfer_count), 0) FROM balances
+             WHERE chain_id = ${chain} AND owner_address = ${wallet}${
+               tokens.length > 0 ? ` AND token_address = ANY(${p.add(tokens.map(hexToBytes))}::bytea[])` : ''
+             }) AS head_total`,
+      }
+    : { with: '', cols: '' };
   const sql = `
-    WITH page AS (
-      (SELECT ${cols} FROM transfers
-        WHERE chain_id = ${chain} AND from_address = ${wallet}${rest}
-        ORDER BY ${ord} LIMIT ${n})
-      UNION ALL
-      (SELECT ${cols} FROM transfers
-        WHERE chain_id = ${chain} AND to_address = ${wallet} AND from_address <> ${wallet}${rest}
-        ORDER BY ${ord} LIMIT ${n})
+    WITH ${head.with} page AS (
+      ${branches.join('\n      UNION ALL\n      ')}
       ORDER BY ${ord} LIMIT ${n}
     )
     SELECT page.*, tok.name AS token_name, tok.symbol AS token_symbol, tok.decimals AS token_decimals,
            tok.logo AS token_logo, tok.possible_spam, tok.verified,
-           fl.label AS from_label, tl.label AS to_label
+           fl.label AS from_label, tl.label AS to_label${head.cols}
       FROM page
       LEFT JOIN tokens tok ON tok.chain_id = ${chain} AND tok.address = page.token_address
       LEFT JOIN address_labels fl ON fl.chain_id = ${chain} AND fl.address = page.from_address
       LEFT JOIN address_labels tl ON tl.chain_id = ${chain} AND tl.address = page.to_address
      ORDER BY ${ord}`;
-  const { rows } = await db.query<RawRow>(sql, p.values);
+  // A named (prepared) statement per query shape: each pooled session plans it a few times, then
+  // PostgreSQL may keep a generic plan, which saves the planning of a 4- to 8-branch union.
+  const { rows } = await db.query<RawRow>({
+    name: statementName('wallet_transfers', sql),
+    text: sql,
+    values: p.values,
+  });
   const hasMore = rows.length > q.limit;
+  const first = rows[0];
   return {
+    head: q.pinHead
+      ? {
+          pin: first?.head_pin == null ? null : Number(first.head_pin),
+          total: first?.head_total == null ? 0 : Number(first.head_total),
+        }
+      : undefined,
     rows: rows.slice(0, q.limit).map((r) => ({
       chainId: q.chainId,
       blockNumber: Number(r.block_number),
@@ -139,12 +203,14 @@ export async function findWalletTransfers(
 }
 
 /**
- * Number of transfers matching the filter (every page together): sender side + receiver side -
- * transfers to oneself (counted on both sides). Each term is an index-only count when no
- * contract filter is given (transfers_by_from, transfers_by_to, transfers_self). The self term
- * bounds the wallet with >= and <= rather than =: with "=", PostgreSQL folds
+ * Number of transfers matching the filter in its block range (every page together): sender side
+ * + receiver side - transfers to oneself (counted on both sides). Each term is an index-only
+ * range count: transfers_by_from / transfers_by_to without a token filter,
+ * transfers_by_from_token / transfers_by_to_token with one, transfers_self for the last term. The
+ * self term bounds the wallet with >= and <= rather than =: with "=", PostgreSQL folds
  * `from_address = to_address` into an equivalence class and no longer proves the partial index
- * predicate, falling back to a heap-filtered scan of every receiver-side row.
+ * predicate, falling back to a heap-filtered scan of every receiver-side row. Reads every
+ * matching index entry: for a whole history use walletTransferTotalAtHead.
  */
 export async function countWalletTransfers(db: Queryable, q: WalletTransfersFilter): Promise<number> {
   const p = new Params();
@@ -161,6 +227,51 @@ export async function countWalletTransfers(db: Queryable, q: WalletTransfersFilt
     p.values,
   );
   return Number(rows[0]?.total ?? 0);
+}
+
+export interface WalletTransferTotalAtHead {
+  /** Highest block with a transfer on the chain; null when there is none. */
+  pin: number | null;
+  /**
+   * Transfers of the wallet (of the given tokens) up to `toBlock`, or null when `toBlock` lies
+   * below `pin`: the stored counts cover the whole history only, count that range instead.
+   */
+  total: number | null;
+}
+
+/**
+ * The chain's newest transfer block and the wallet's number of transfers up to it, read in one
+ * statement (one snapshot): the projector writes transfers and their counts in one transaction,
+ * so the total is exactly the number of transfers at or below the pinned block. The total is
+ * SUM(transfer_count) over the wallet's (chain, owner, token) rows, an index-only scan of
+ * balances_by_owner: O(tokens of the wallet), not O(transfers).
+ */
+export async function walletTransferTotalAtHead(
+  db: Queryable,
+  q: { chainId: number; wallet: string; contractAddresses?: readonly string[]; toBlock?: number },
+): Promise<WalletTransferTotalAtHead> {
+  const p = new Params();
+  const chain = p.add(q.chainId);
+  const wallet = p.add(hexToBytes(q.wallet));
+  const tokens =
+    q.contractAddresses && q.contractAddresses.length > 0
+      ? ` AND token_address = ANY(${p.add(q.contractAddresses.map(hexToBytes))}::bytea[])`
+      : '';
+  const toBlock = p.add(q.toBlock ?? null);
+  const { rows } = await db.query<{ pin: string | null; total: string | null }>(
+    `SELECT pin.n AS pin,
+            CASE WHEN ${toBlock}::bigint IS NULL OR pin.n IS NULL OR ${toBlock}::bigint >= pin.n THEN
+              (SELECT coalesce(sum(transfer_count), 0) FROM balances
+                WHERE chain_id = ${chain} AND owner_address = ${wallet}${tokens})
+            END AS total
+       FROM (SELECT max(block_number) AS n FROM transfers WHERE chain_id = ${chain}) pin`,
+    p.values,
+  );
+  const r = rows[0];
+  return {
+    pin: r?.pin == null ? null : Number(r.pin),
+    total: r?.total == null ? null : Number(r.total),
+  };
 }
 
 /** Highest block with a transfer on the chain (primary-key index, one probe); null when none. */

@@ -1,0 +1,205 @@
+import {
+  type ChainSegment,
+  type PoolClient,
+  type TransferRow,
+  hexToBytes,
+  projectChainSegment,
+  removeChainBlock,
+} from '@tributary/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addr, hash32 } from '../testing/chainFixtures.ts';
+import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
+
+// `total` comes from the per-(owner, token) counts the projector keeps (no lower block bound) or
+// from a range count (with one): either way it must be the number of rows the pages hold. The
+// data is written by the projector's own code (projectChainSegment / removeChainBlock).
+const CHAIN = 1;
+const ZERO = `0x${'0'.repeat(40)}`;
+const W = addr('total-wallet');
+const A = addr('total-a');
+const B = addr('total-b');
+const [T1, T2, T3] = [addr('total-t1'), addr('total-t2'), addr('total-t3')] as const;
+const LOST = addr('total-nobody');
+const HEAD = 30;
+const time = (n: number) => 1_700_000_000 + n * 12;
+const blockHashOf = (n: number) => hash32(`total-block:${n}`);
+
+/** Deterministic pseudo-random transfers: every pair of parties, mints, burns, self-transfers. */
+function segment(from: number, to: number): ChainSegment {
+  let seed = from;
+  const rand = (n: number) => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return Math.floor(seed / 65_536) % n;
+  };
+  const parties = [W, W, A, B, ZERO];
+  const tokens = [T1, T1, T2, T3];
+  const blocks: ChainSegment['blocks'] = [];
+  const transfers: TransferRow[] = [];
+  for (let n = from; n <= to; n++) {
+    blocks.push({
+      chainId: CHAIN,
+      number: n,
+      hash: blockHashOf(n),
+      parentHash: blockHashOf(n - 1),
+      timestamp: time(n),
+      confirmed: true,
+    });
+    const count = 2 + rand(5);
+    for (let i = 0; i < count; i++) {
+      transfers.push({
+        chainId: CHAIN,
+        blockNumber: n,
+        logIndex: i * 3,
+        blockHash: blockHashOf(n),
+        blockTimestamp: time(n),
+        transactionHash: hash32(`total-tx:${n}:${i}`),
+        transactionIndex: i,
+        token: tokens[rand(tokens.length)] as string,
+        from: parties[rand(parties.length)] as string,
+        to: parties[rand(parties.length)] as string,
+        value: String(1 + rand(1000)),
+      });
+    }
+  }
+  return { blocks, logs: [], transfers, tokens: [], addressKinds: [] };
+}
+
+let gw: TestGateway;
+
+async function inTransaction(fn: (client: PoolClient) => Promise<unknown>) {
+  const client = await gw.db.pool.connect();
+  try {
+    await client.query('BEGIN');
+    await fn(client);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  await inTransaction((c) => projectChainSegment(c, segment(1, 20)));
+  await inTransaction((c) => projectChainSegment(c, segment(21, HEAD)));
+});
+
+afterAll(async () => {
+  await gw?.close();
+});
+
+interface Filter {
+  wallet: string;
+  tokens?: string[];
+  fromBlock?: number;
+  toBlock?: number;
+}
+
+/** The wallet's transfers straight from the table, newest first, as "block:log". */
+async function truth(f: Filter): Promise<string[]> {
+  const { rows } = await gw.db.pool.query<{ k: string }>(
+    `SELECT block_number || ':' || log_index AS k FROM transfers
+      WHERE chain_id = $1 AND (from_address = $2 OR to_address = $2)
+        AND ($3::bytea[] IS NULL OR token_address = ANY($3))
+        AND block_number >= coalesce($4, 0) AND block_number <= coalesce($5, 9223372036854775807)
+      ORDER BY block_number DESC, log_index DESC`,
+    [CHAIN, hexToBytes(f.wallet), f.tokens?.map(hexToBytes) ?? null, f.fromBlock ?? null, f.toBlock ?? null],
+  );
+  return rows.map((r) => r.k);
+}
+
+/** Every page of a query: the totals each page reports and the rows in order. */
+async function walk(path: string) {
+  const totals = new Set<string>();
+  const keys: string[] = [];
+  let cursor = '';
+  for (let pages = 0; pages < 100; pages++) {
+    const sep = path.includes('?') ? '&' : '?';
+    const res = await gw.request(cursor ? `${path}${sep}cursor=${encodeURIComponent(cursor)}` : path);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      total: string;
+      cursor: string;
+      result: { block_number: number; log_index: number }[];
+    };
+    totals.add(body.total);
+    for (const r of body.result) keys.push(`${r.block_number}:${r.log_index}`);
+    cursor = body.cursor;
+    if (!cursor) break;
+  }
+  return { totals: [...totals], keys };
+}
+
+describe('GET /api/v2.2/:address/erc20/transfers: total', () => {
+  it('the data set covers mints, burns, self-transfers and several tokens of the wallet', async () => {
+    const { rows } = await gw.db.pool.query<{ mints: string; burns: string; selfs: string; tokens: string }>(
+      `SELECT count(*) FILTER (WHERE from_address = $1 AND to_address = $2) AS mints,
+              count(*) FILTER (WHERE from_address = $2 AND to_address = $1) AS burns,
+              count(*) FILTER (WHERE from_address = $2 AND to_address = $2) AS selfs,
+              count(DISTINCT token_address) FILTER (WHERE from_address = $2 OR to_address = $2) AS tokens
+         FROM transfers`,
+      [hexToBytes(ZERO), hexToBytes(W)],
+    );
+    const r = rows[0]!;
+    expect(Number(r.mints)).toBeGreaterThan(0);
+    expect(Number(r.burns)).toBeGreaterThan(0);
+    expect(Number(r.selfs)).toBeGreaterThan(0);
+    expect(Number(r.tokens)).toBe(3);
+  });
+
+  const cases: { name: string; query: string; filter: Filter }[] = [
+    { name: 'all tokens', query: '', filter: { wallet: W } },
+    { name: 'one token', query: `contract_addresses[]=${T1}`, filter: { wallet: W, tokens: [T1] } },
+    {
+      name: 'two tokens, ascending',
+      query: `contract_addresses[]=${T3}&contract_addresses[]=${T1}&order=ASC`,
+      filter: { wallet: W, tokens: [T1, T3] },
+    },
+    { name: 'from_block', query: 'from_block=12', filter: { wallet: W, fromBlock: 12 } },
+    { name: 'to_block below the head', query: 'to_block=17', filter: { wallet: W, toBlock: 17 } },
+    { name: 'to_block past the head', query: 'to_block=1000', filter: { wallet: W } },
+    {
+      name: 'block range and a token',
+      query: `from_block=5&to_block=25&contract_addresses[]=${T2}`,
+      filter: { wallet: W, tokens: [T2], fromBlock: 5, toBlock: 25 },
+    },
+    {
+      name: 'from_date',
+      query: `from_date=${new Date(time(9) * 1000).toISOString()}`,
+      filter: { wallet: W, fromBlock: 9 },
+    },
+    { name: 'the zero address (mints and burns)', query: '', filter: { wallet: ZERO } },
+    { name: 'a wallet without transfers', query: '', filter: { wallet: LOST } },
+  ];
+  for (const c of cases) {
+    it(`equals the number of rows served: ${c.name}`, async () => {
+      const expected = await truth(c.filter);
+      const ascending = c.query.includes('order=ASC');
+      const got = await walk(`/api/v2.2/${c.filter.wallet}/erc20/transfers?limit=7&${c.query}`);
+      expect(got.totals).toEqual([String(expected.length)]);
+      expect(got.keys).toEqual(ascending ? [...expected].reverse() : expected);
+    });
+  }
+
+  it('follows new and removed blocks', async () => {
+    await inTransaction((c) => projectChainSegment(c, segment(HEAD + 1, HEAD + 2)));
+    const grown = await truth({ wallet: W });
+    const first = await gw.request(`/api/v2.2/${W}/erc20/transfers?contract_addresses[]=${T1}`);
+    const t1 = await truth({ wallet: W, tokens: [T1] });
+    expect(((await first.json()) as { total: string }).total).toBe(String(t1.length));
+    expect((await walk(`/api/v2.2/${W}/erc20/transfers?limit=50`)).totals).toEqual([String(grown.length)]);
+
+    await inTransaction(async (c) => {
+      await removeChainBlock(c, { chainId: CHAIN, number: HEAD + 2, hash: blockHashOf(HEAD + 2) });
+      await removeChainBlock(c, { chainId: CHAIN, number: HEAD + 1, hash: blockHashOf(HEAD + 1) });
+    });
+    const shrunk = await truth({ wallet: W });
+    expect(shrunk.length).toBeLessThan(grown.length);
+    expect(await walk(`/api/v2.2/${W}/erc20/transfers?limit=50`)).toEqual({
+      totals: [String(shrunk.length)],
+      keys: shrunk,
+    });
+  });
+});
