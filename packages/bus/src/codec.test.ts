@@ -25,6 +25,7 @@ describe('blockEventCodec', () => {
         },
       ],
       tokens: [],
+      tokenInfo: [],
       accounts: [],
       hasTransactions: false,
       hasInternalTransactions: false,
