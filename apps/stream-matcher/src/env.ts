@@ -1,4 +1,14 @@
-import { databaseEnv, envInt, kafkaEnv, logEnv, opsEnv, parseEnv, redisEnv, rpcEnv } from '@tributary/config';
+import {
+  databaseEnv,
+  envInt,
+  kafkaEnv,
+  logEnv,
+  opsEnv,
+  parseEnv,
+  redisEnv,
+  rpcEnv,
+  webhookQueueEnv,
+} from '@tributary/config';
 import { z } from 'zod';
 
 export const envSchema = z.object({
@@ -32,8 +42,7 @@ export const envSchema = z.object({
   RPC_CONCURRENCY: envInt(32, 1),
   /** Consumer group of `evm.blocks.v1`: instances share the partitions. */
   MATCHER_GROUP_ID: z.string().min(1).default('stream-matcher'),
-  /** BullMQ key prefix; the webhook-sender must use the same one. */
-  WEBHOOK_QUEUE_PREFIX: z.string().min(1).default('tributary'),
+  ...webhookQueueEnv,
 });
 export type Env = z.infer<typeof envSchema>;
 

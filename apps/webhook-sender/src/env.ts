@@ -7,6 +7,8 @@ import {
   opsEnv,
   parseEnv,
   redisEnv,
+  webhookQueueEnv,
+  webhookUrlEnv,
 } from '@tributary/config';
 import { z } from 'zod';
 
@@ -18,7 +20,7 @@ export const envSchema = z.object({
   ...databaseEnv,
   ...redisEnv,
   ...kafkaEnv,
-  WEBHOOK_QUEUE_PREFIX: z.string().min(1).default('tributary'),
+  ...webhookQueueEnv,
   SENDER_CONCURRENCY: envInt(50, 1),
   /** Requests in flight to one webhook URL per process: a hanging endpoint holds no more of the slots. 0: no bound. */
   ENDPOINT_CONCURRENCY: envInt(32, 0),
@@ -52,8 +54,7 @@ export const envSchema = z.object({
   /** A stream in error for this long becomes terminated. */
   TERMINATE_AFTER_MS: envInt(3 * DAY, 0),
   TERMINATE_SWEEP_MS: envInt(60_000, 100),
-  /** Tests and the local devnet set this to deliver to loopback receivers. */
-  ALLOW_PRIVATE_WEBHOOK_URLS: envBoolean(false),
+  ...webhookUrlEnv,
 });
 export type Env = z.infer<typeof envSchema>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envInt, envList, envPort } from './parseEnv.ts';
+import { envBoolean, envInt, envList, envPort } from './parseEnv.ts';
 
 /** Variables every service understands; the same names are used by infra/ and docker-compose.yml. */
 export const logEnv = {
@@ -31,3 +31,14 @@ export const opsEnv = (defaultPort: number) => ({
   OPS_PORT: envPort(defaultPort),
   OPS_HOST: z.string().default('127.0.0.1'),
 });
+
+/** The webhook delivery queue, shared by the gateway (replays, resumes), the matcher and the sender. */
+export const webhookQueueEnv = {
+  /** BullMQ key prefix: every service of one deployment must use the same. */
+  WEBHOOK_QUEUE_PREFIX: z.string().min(1).default('tributary'),
+};
+
+export const webhookUrlEnv = {
+  /** Deliver to URLs resolving to private, loopback or link-local addresses (tests, the local devnet). */
+  ALLOW_PRIVATE_WEBHOOK_URLS: envBoolean(false),
+};

@@ -1,2 +1,11 @@
 export { EnvError, envBoolean, envInt, envList, envPort, parseEnv } from './parseEnv.ts';
-export { databaseEnv, kafkaEnv, logEnv, opsEnv, redisEnv, rpcEnv } from './commonEnv.ts';
+export {
+  databaseEnv,
+  kafkaEnv,
+  logEnv,
+  opsEnv,
+  redisEnv,
+  rpcEnv,
+  webhookQueueEnv,
+  webhookUrlEnv,
+} from './commonEnv.ts';

@@ -1,4 +1,4 @@
-import { envBoolean, envInt, kafkaEnv, redisEnv } from '@tributary/config';
+import { envInt, kafkaEnv, redisEnv, webhookQueueEnv, webhookUrlEnv } from '@tributary/config';
 import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
@@ -14,10 +14,8 @@ import type { StreamRouteDeps } from './streamDeps.ts';
 export const streamsEnv = {
   ...kafkaEnv,
   REDIS_URL: redisEnv.REDIS_URL,
-  /** BullMQ key prefix; the webhook-sender must use the same one. */
-  WEBHOOK_QUEUE_PREFIX: z.string().min(1).default('tributary'),
-  /** Tests and the local devnet set this to deliver to loopback receivers. */
-  ALLOW_PRIVATE_WEBHOOK_URLS: envBoolean(false),
+  ...webhookQueueEnv,
+  ...webhookUrlEnv,
   TEST_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100),
 };
 
