@@ -90,6 +90,10 @@ TOKENS=$(node -e '
 TOKEN=$(node -e 'process.stdout.write(JSON.parse(process.argv[1])[0])' "$TOKENS")
 WALLET=0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266
 
+# One demo stream at a time: the one a previous start created watches that start's tokens.
+api "http://127.0.0.1:$HTTP_PORT/streams/evm?limit=100" |
+  node -e 'let d="";process.stdin.on("data",c=>d+=c).on("end",()=>{for(const s of JSON.parse(d).result)if(s.tag==="demo")console.log(s.id)})' |
+  while read -r old; do api -X DELETE "http://127.0.0.1:$HTTP_PORT/streams/evm/$old" -d '{}' >/dev/null; done
 say "creating the demo stream (ERC20 transfers of the demo contracts)"
 STREAM=$(api -X PUT "http://127.0.0.1:$HTTP_PORT/streams/evm" -d @- <<JSON
 {"webhookUrl":"http://127.0.0.1:$RECEIVER_PORT/webhook","description":"demo: ERC20 transfers","tag":"demo",
