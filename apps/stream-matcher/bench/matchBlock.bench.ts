@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChainLog, ChainTransaction, FullBlockEvent } from '@tributary/schema';
 import { StreamIndex, type StreamConfig, TRANSFER_TOPIC, compileStream } from '@tributary/stream-rules';
-import { envNumber, percentile, writeResult } from './benchKit.ts';
+import { envNumber, percentile, writeResult } from '@tributary/testkit/bench';
 
 /**
  * In-process micro-benchmark of the matcher's hot function: one block of BENCH_LOGS logs (and

@@ -18,7 +18,7 @@ import {
   stopChild,
   unique,
   writeResult,
-} from './benchKit.ts';
+} from '@tributary/testkit/bench';
 
 /**
  * Block seen -> unconfirmed webhook answered: block events go into Kafka stamped with their

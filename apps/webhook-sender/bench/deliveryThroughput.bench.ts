@@ -12,7 +12,7 @@ import {
   stopChild,
   unique,
   writeResult,
-} from './benchKit.ts';
+} from '@tributary/testkit/bench';
 
 /**
  * Deliveries per second from N real webhook-sender processes to a fast receiver in its own

@@ -2,12 +2,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { migrate } from '@tributary/db';
 import pg from 'pg';
+import { loadMigrate } from './loadMigrate.ts';
+import { REPO_ROOT } from './repoRoot.ts';
 
-/** Shared plumbing of the benchmark scripts: a scratch database, child services, results. */
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/**
+ * Shared plumbing of the benchmark scripts (`@tributary/testkit/bench`): a scratch database,
+ * child services, percentiles, the machine description and the results file.
+ */
+export { REPO_ROOT };
 
 export const env = (name: string, fallback: string): string => process.env[name] ?? fallback;
 export const envNumber = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
@@ -36,6 +39,8 @@ export async function createBenchDatabase(): Promise<{ url: string; drop: () => 
   await admin(`CREATE DATABASE ${name}`);
   const url = new URL(services.databaseUrl);
   url.pathname = `/${name}`;
+  const migrate = await loadMigrate();
+  if (!migrate) throw new Error('@tributary/db migrate() not found');
   await migrate(url.toString());
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
@@ -110,3 +115,4 @@ export function writeResult(name: string, result: Record<string, unknown>): stri
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { runBenchScripts } from './runBenchScripts.ts';
