@@ -2,7 +2,7 @@ import type { FullBlockEvent } from '@tributary/schema';
 import { describe, expect, it } from 'vitest';
 import { compileStream } from './compileStream.ts';
 import { evaluateFilter } from './evaluateFilter.ts';
-import { TRANSFER_TOPIC, matchBlock } from './matchBlock.ts';
+import { APPROVAL_TOPIC, TRANSFER_TOPIC, matchBlock } from './matchBlock.ts';
 import type { StreamConfig } from './streamConfig.ts';
 
 const h = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
@@ -84,6 +84,44 @@ describe('matchBlock', () => {
         tokenSymbol: 'TK',
         tokenDecimals: '18',
         valueWithDecimals: '0.000000000000000005',
+        possibleSpam: false,
+      },
+    ]);
+  });
+
+  it('extracts ERC20 approvals with owner and spender, and no transfer from them', () => {
+    const approvalAbi = {
+      ...transferAbi,
+      name: 'Approval',
+      inputs: [
+        { indexed: true, name: 'owner', type: 'address' },
+        { indexed: true, name: 'spender', type: 'address' },
+        { indexed: false, name: 'value', type: 'uint256' },
+      ],
+    };
+    const event = block([7n, 2n ** 70n]);
+    event.logs[1]!.topics = [APPROVAL_TOPIC, topicOf(ALICE), topicOf(BOB)];
+    const s = stream(
+      {
+        topic0: ['Transfer(address,address,uint256)', 'Approval(address,address,uint256)'],
+        abi: [transferAbi, approvalAbi],
+      },
+      [TOKEN],
+    );
+    const m = matchBlock(s, event);
+    expect(m?.body.erc20Transfers.map((t) => t.logIndex)).toEqual(['0']);
+    expect(m?.body.erc20Approvals).toEqual([
+      {
+        transactionHash: h(101),
+        logIndex: '1',
+        contract: TOKEN,
+        owner: ALICE,
+        spender: BOB,
+        value: (2n ** 70n).toString(),
+        tokenName: 'Tok',
+        tokenSymbol: 'TK',
+        tokenDecimals: '18',
+        valueWithDecimals: '1180.591620717411303424',
         possibleSpam: false,
       },
     ]);

@@ -1,11 +1,19 @@
 import type { ChainLog, ChainTransaction, FullBlockEvent, InternalTransaction } from '@tributary/schema';
-import type { WebhookBody, WebhookErc20Transfer, WebhookLog, WebhookTx } from '@tributary/webhooks';
+import type {
+  WebhookBody,
+  WebhookErc20Approval,
+  WebhookErc20Transfer,
+  WebhookLog,
+  WebhookTx,
+} from '@tributary/webhooks';
 import { formatUnits } from 'viem';
 import type { CompiledStream } from './compileStream.ts';
 import { evaluateFilter } from './evaluateFilter.ts';
 
 /** keccak256("Transfer(address,address,uint256)") */
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+/** keccak256("Approval(address,address,uint256)") */
+export const APPROVAL_TOPIC = '0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925';
 
 export interface TokenInfo {
   name: string | null;
@@ -81,26 +89,43 @@ const toWebhookTx = (tx: ChainTransaction): WebhookTx => ({
   receiptStatus: tx.receipt.status === null ? null : String(tx.receipt.status),
 });
 
-function erc20Transfer(log: ChainLog, token: TokenInfo | undefined): WebhookErc20Transfer | undefined {
-  if (log.topics[0] !== TRANSFER_TOPIC || log.topics.length !== 3 || log.data.length !== 66) return undefined;
-  const from = topicAddress(log.topics[1]);
-  const to = topicAddress(log.topics[2]);
-  if (!from || !to) return undefined;
+/** The ERC20 view of a Transfer or Approval log: both are (address indexed, address indexed, uint256). */
+function erc20Movement(log: ChainLog, topic: string, token: TokenInfo | undefined) {
+  if (log.topics[0] !== topic || log.topics.length !== 3 || log.data.length !== 66) return undefined;
+  const a = topicAddress(log.topics[1]);
+  const b = topicAddress(log.topics[2]);
+  if (!a || !b) return undefined;
   const value = BigInt(log.data);
   const decimals = token?.decimals ?? null;
   return {
-    transactionHash: log.transactionHash,
-    logIndex: String(log.logIndex),
-    contract: log.address,
-    from,
-    to,
-    value: value.toString(),
-    tokenName: token?.name ?? '',
-    tokenSymbol: token?.symbol ?? '',
-    tokenDecimals: decimals === null ? '' : String(decimals),
-    valueWithDecimals: decimals === null ? '' : formatUnits(value, decimals),
-    possibleSpam: token?.possibleSpam === true,
+    a,
+    b,
+    rest: {
+      transactionHash: log.transactionHash,
+      logIndex: String(log.logIndex),
+      contract: log.address,
+      value: value.toString(),
+      tokenName: token?.name ?? '',
+      tokenSymbol: token?.symbol ?? '',
+      tokenDecimals: decimals === null ? '' : String(decimals),
+      valueWithDecimals: decimals === null ? '' : formatUnits(value, decimals),
+      possibleSpam: token?.possibleSpam === true,
+    },
   };
+}
+
+function erc20Transfer(log: ChainLog, token: TokenInfo | undefined): WebhookErc20Transfer | undefined {
+  const m = erc20Movement(log, TRANSFER_TOPIC, token);
+  if (!m) return undefined;
+  const { transactionHash, logIndex, contract, ...amount } = m.rest;
+  return { transactionHash, logIndex, contract, from: m.a, to: m.b, ...amount };
+}
+
+function erc20Approval(log: ChainLog, token: TokenInfo | undefined): WebhookErc20Approval | undefined {
+  const m = erc20Movement(log, APPROVAL_TOPIC, token);
+  if (!m) return undefined;
+  const { transactionHash, logIndex, contract, ...amount } = m.rest;
+  return { transactionHash, logIndex, contract, owner: m.a, spender: m.b, ...amount };
 }
 
 /** Items of a block that touch a stream's addresses (from the stream index); absent: scan the whole block. */
@@ -198,13 +223,17 @@ export function matchBlock(
       .sort(byLogIndex);
   }
   if (logs.length === 0 && txs.length === 0 && internal.length === 0) return undefined;
+  const tokenOf = (address: string): TokenInfo | undefined => {
+    const known = tokenInfo(address);
+    const first = lk.tokens.get(address);
+    return first ? { ...first, possibleSpam: known?.possibleSpam ?? false } : known;
+  };
   const erc20Transfers = logs
-    .map((l) => {
-      const known = tokenInfo(l.address);
-      const first = lk.tokens.get(l.address);
-      return erc20Transfer(l, first ? { ...first, possibleSpam: known?.possibleSpam ?? false } : known);
-    })
+    .map((l) => erc20Transfer(l, tokenOf(l.address)))
     .filter((t): t is WebhookErc20Transfer => t !== undefined);
+  const erc20Approvals = logs
+    .map((l) => erc20Approval(l, tokenOf(l.address)))
+    .filter((t): t is WebhookErc20Approval => t !== undefined);
   const body: WebhookBody = {
     confirmed: event.type === 'confirmed',
     chainId: `0x${event.chainId.toString(16)}`,
@@ -227,7 +256,7 @@ export function matchBlock(
       gas: t.gas,
     })),
     erc20Transfers,
-    erc20Approvals: [],
+    erc20Approvals,
     nftTransfers: [],
     nftApprovals: { ERC721: [], ERC1155: [] },
     nftTokenApprovals: [],

@@ -3,6 +3,7 @@ export {
   TEST_WEBHOOK_BODY,
   type TriggerResult,
   type WebhookBody,
+  type WebhookErc20Approval,
   type WebhookErc20Transfer,
   type WebhookInternalTx,
   type WebhookLog,

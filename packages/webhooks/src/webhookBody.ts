@@ -60,6 +60,12 @@ export interface WebhookErc20Transfer {
   triggers?: TriggerResult[];
 }
 
+/** An ERC20 Approval(owner, spender, value): the transfer's fields with owner and spender for from and to. */
+export type WebhookErc20Approval = Omit<WebhookErc20Transfer, 'from' | 'to'> & {
+  owner: string;
+  spender: string;
+};
+
 export interface TriggerResult {
   name: string;
   value: unknown;
@@ -82,7 +88,7 @@ export interface WebhookBody {
   txs: WebhookTx[];
   txsInternal: WebhookInternalTx[];
   erc20Transfers: WebhookErc20Transfer[];
-  erc20Approvals: unknown[];
+  erc20Approvals: WebhookErc20Approval[];
   nftTransfers: unknown[];
   nftApprovals: { ERC721: unknown[]; ERC1155: unknown[] };
   nftTokenApprovals: unknown[];
