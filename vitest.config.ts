@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // One run over every package and app. Each folder becomes a project named after its package, so
@@ -7,9 +8,10 @@ import { defineConfig } from 'vitest/config';
 // options, so the shared ones are given to each. The testkit's global setup (root level: it runs
 // once per run) connects to, or starts, the real PostgreSQL, Redis, Kafka and anvil.
 const shared = { testTimeout: 60_000, hookTimeout: 120_000, pool: 'forks' as const };
+const root = dirname(fileURLToPath(import.meta.url));
 const projects = ['packages', 'apps'].flatMap((group) =>
-  readdirSync(group)
-    .map((dir) => join(group, dir))
+  readdirSync(join(root, group))
+    .map((dir) => join(root, group, dir))
     .filter((dir) => existsSync(join(dir, 'package.json')))
     .map((dir) => ({
       test: {
@@ -24,7 +26,7 @@ const projects = ['packages', 'apps'].flatMap((group) =>
 export default defineConfig({
   test: {
     projects,
-    globalSetup: ['./packages/testkit/src/globalSetup.ts'],
+    globalSetup: [join(root, 'packages/testkit/src/globalSetup.ts')],
     ...shared,
     fileParallelism: true,
     maxWorkers: 2,
