@@ -1,6 +1,6 @@
 import { createPool } from '@tributary/db';
 import { bootService, serveOps } from '@tributary/runtime';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, Partitioners, logLevel } from 'kafkajs';
 import { createDeliveryWorker } from './deliver/createDeliveryWorker.ts';
 import { createStatusPublisher } from './deliver/createStatusPublisher.ts';
 import { loadEnv } from './env.ts';
@@ -25,7 +25,11 @@ const kafka = new Kafka({
   brokers: env.KAFKA_BROKERS,
   logLevel: logLevel.WARN,
 });
-const producer = kafka.producer({ allowAutoTopicCreation: true });
+// DefaultPartitioner: named explicitly, which also silences kafkajs' start-up warning about it.
+const producer = kafka.producer({
+  allowAutoTopicCreation: true,
+  createPartitioner: Partitioners.DefaultPartitioner,
+});
 await producer.connect();
 const publishStatus = createStatusPublisher(producer, env.KAFKA_TOPIC_PREFIX);
 

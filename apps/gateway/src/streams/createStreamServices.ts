@@ -3,7 +3,7 @@ import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, Partitioners, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { createCursorCodec } from '../cursor/createCursorCodec.ts';
@@ -41,7 +41,12 @@ export async function createStreamServices(opts: {
     brokers: env.KAFKA_BROKERS,
     logLevel: logLevel.WARN,
   });
-  const producer = kafka.producer({ allowAutoTopicCreation: true, idempotent: true, maxInFlightRequests: 1 });
+  const producer = kafka.producer({
+    allowAutoTopicCreation: true,
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
   await producer.connect();
   const deliveryQueue = new Queue(WEBHOOK_QUEUE, {
     connection: { url: env.REDIS_URL, maxRetriesPerRequest: null },
