@@ -1,6 +1,5 @@
 import {
   databaseEnv,
-  envBoolean,
   envInt,
   kafkaEnv,
   logEnv,

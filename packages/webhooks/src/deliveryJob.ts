@@ -25,7 +25,7 @@ export type DeliveryOutcome =
   | { outcome: 'gave-up'; error: string }
   | { outcome: 'held' }
   /** Its endpoint already has as many requests in flight as allowed: try again shortly, not counted as an attempt. */
-  | { outcome: 'postponed' }
+  | { outcome: 'postponed'; endpoint: string }
   | { outcome: 'dropped'; reason: string };
 
 /**

@@ -83,7 +83,8 @@ export async function attemptDelivery(
   }
 
   const endpoint = endpointOf(d.webhookUrl);
-  if (!deps.slots.tryAcquire(endpoint)) return { outcome: 'postponed' };
+  if (!deps.slots.tryAcquire(endpoint)) return { outcome: 'postponed', endpoint };
+  const slotTaken = performance.now();
   // The stored body has retries 0: the first attempt sends it as it is.
   const body = attemptsMade === 0 ? d.body : withRetries(d.body, attemptsMade);
   const result = await postWebhook({
@@ -92,7 +93,7 @@ export async function attemptDelivery(
     headers: webhookHeaders({ id: d.id, body, secret: d.secret, queueSize: d.queueSize }),
     timeoutMs: deps.timeoutMs,
     allowPrivate: deps.allowPrivate,
-  }).finally(() => deps.slots.release(endpoint));
+  }).finally(() => deps.slots.release(endpoint, performance.now() - slotTaken));
   const log = { deliveryId: d.id, streamId: d.streamId, attempt: attemptsMade, latencyMs: result.latencyMs };
 
   if (result.ok) {

@@ -37,9 +37,12 @@ export function createDeliveryWorker(
         case 'retry':
           throw new RetryLater(result.error);
         case 'postponed':
-          // Back to the delayed set, without counting an attempt, for about as long as a busy
-          // slot of that endpoint can last (a hanging one frees a slot once per timeout).
-          await job.moveToDelayed(Date.now() + Math.floor(deps.timeoutMs * (0.5 + Math.random())), token);
+          // Back to the delayed set, without counting an attempt, until a slot of that endpoint
+          // is expected to be free (at most ten timeouts away).
+          await job.moveToDelayed(
+            Date.now() + slots.postponeFor(result.endpoint, deps.timeoutMs, 10 * deps.timeoutMs),
+            token,
+          );
           throw new DelayedError();
         case 'delivered':
         case 'gave-up':
