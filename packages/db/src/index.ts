@@ -114,3 +114,4 @@ export {
   type WalletTransfersHead,
   walletTransferTotalAtHead,
 } from './queries/walletTransfers.ts';
+export { withTransaction } from './withTransaction.ts';

@@ -4,6 +4,7 @@ import {
   listStreamAddresses,
   removeStreamAddresses,
   replaceStreamAddresses,
+  withTransaction,
 } from '@tributary/db';
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
@@ -71,17 +72,9 @@ export function addAddressRoutes(router: Router, deps: StreamRouteDeps): void {
   router.patch('/streams/evm/:id/address', bigJson, async (req, res) => {
     const id = await ownStream(deps, req, res);
     const { given, list } = parseAddresses(req.body);
-    const client = await deps.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await withTransaction(deps.pool, async (client) => {
       await replaceStreamAddresses(client, id, list);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
     await deps.publishChange(change(id, 'addresses'));
     sendJson(res, 200, { streamId: id, address: given });
   });

@@ -1,4 +1,4 @@
-import { type Pool, projectChainSegment, removeChainBlock } from '@tributary/db';
+import { type Pool, projectChainSegment, removeChainBlock, withTransaction } from '@tributary/db';
 import { Counter, type Logger, type Registry } from '@tributary/runtime';
 import type { BlockEvent } from '@tributary/schema';
 import { planBatch } from './planBatch.ts';
@@ -34,9 +34,7 @@ export function createBlockProjector(deps: {
   return {
     async projectBatch(events) {
       const out: BatchOutcome = { blocks: 0, logs: 0, transfers: 0, removedBlocks: 0 };
-      const client = await deps.pool.connect();
-      try {
-        await client.query('BEGIN');
+      await withTransaction(deps.pool, async (client) => {
         for (const step of planBatch(events)) {
           if (step.kind === 'segment') {
             const r = await projectChainSegment(client, step.segment);
@@ -52,13 +50,7 @@ export function createBlockProjector(deps: {
             );
           }
         }
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
       rows.inc({ table: 'blocks' }, out.blocks);
       rows.inc({ table: 'logs' }, out.logs);
       rows.inc({ table: 'transfers' }, out.transfers);

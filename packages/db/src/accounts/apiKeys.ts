@@ -1,3 +1,4 @@
+import { withTransaction } from '../withTransaction.ts';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 
@@ -67,9 +68,7 @@ export async function createAccountWithKey(
   pool: pg.Pool,
   opts: { accountName: string; label?: string },
 ): Promise<CreatedApiKey> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return withTransaction(pool, async (client) => {
     // Serialises concurrent "create account if needed" for the same name.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`account:${opts.accountName}`]);
     const found = await client.query<{ id: string; webhook_secret: string }>(
@@ -92,7 +91,6 @@ export async function createAccountWithKey(
       'INSERT INTO api_keys (id, account_id, key_hash, prefix, label) VALUES ($1, $2, $3, $4, $5)',
       [keyId, account.id, hash, prefix, opts.label ?? null],
     );
-    await client.query('COMMIT');
     return {
       key,
       keyId,
@@ -102,12 +100,7 @@ export async function createAccountWithKey(
       webhookSecret: account.webhook_secret,
       accountCreated,
     };
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 export type RevokeOutcome =

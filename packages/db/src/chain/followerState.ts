@@ -1,3 +1,5 @@
+import { bytesToHex as hex, hexToBytes as bytes } from '../bytes.ts';
+import { withTransaction } from '../withTransaction.ts';
 import type { Pool } from 'pg';
 
 export interface FollowerBlock {
@@ -15,9 +17,6 @@ export interface FollowerState {
   /** Blocks possibly published, oldest first: the recent canonical chain as consumers may have seen it. */
   blocks: FollowerBlock[];
 }
-
-const hex = (b: Buffer) => `0x${b.toString('hex')}`;
-const bytes = (h: string) => Buffer.from(h.slice(2), 'hex');
 
 export async function loadFollowerState(pool: Pool, chainId: number): Promise<FollowerState> {
   const cp = await pool.query<{ block_number: string; block_hash: Buffer }>(
@@ -84,9 +83,7 @@ export async function advanceFollowerCheckpoint(
   checkpoint: { number: number; hash: string },
   keepFrom: number,
 ) {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await withTransaction(pool, async (client) => {
     await client.query(
       `INSERT INTO follower_checkpoints (chain_id, block_number, block_hash, updated_at) VALUES ($1, $2, $3, now())
        ON CONFLICT (chain_id) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
@@ -97,13 +94,7 @@ export async function advanceFollowerCheckpoint(
       chainId,
       keepFrom,
     ]);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /**
@@ -111,9 +102,7 @@ export async function advanceFollowerCheckpoint(
  * checkpoint back to the fork block (never forward).
  */
 export async function rewindFollower(pool: Pool, chainId: number, fork: { number: number; hash: string }) {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await withTransaction(pool, async (client) => {
     await client.query('DELETE FROM follower_blocks WHERE chain_id = $1 AND number > $2', [
       chainId,
       fork.number,
@@ -123,11 +112,5 @@ export async function rewindFollower(pool: Pool, chainId: number, fork: { number
        WHERE chain_id = $1 AND block_number > $2`,
       [chainId, fork.number, bytes(fork.hash)],
     );
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -1,3 +1,4 @@
+import { hexToBytes } from '../bytes.ts';
 import type { PoolClient } from 'pg';
 import type { RemovedBlock } from './chainRows.ts';
 
@@ -43,7 +44,7 @@ export async function removeChainBlock(
   client: PoolClient,
   block: RemovedBlock,
 ): Promise<{ blocks: number; logs: number; transfers: number }> {
-  const hash = Buffer.from(block.hash.slice(2), 'hex');
+  const hash = hexToBytes(block.hash);
   const params = [block.chainId, block.number, hash];
   const transfers =
     (await client.query<{ transfers: number }>(DELETE_TRANSFERS, params)).rows[0]?.transfers ?? 0;
