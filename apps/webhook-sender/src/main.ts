@@ -1,6 +1,7 @@
+import { createKafka } from '@tributary/bus';
 import { createPool } from '@tributary/db';
 import { bootService, serveOps } from '@tributary/runtime';
-import { Kafka, Partitioners, logLevel } from 'kafkajs';
+import { Partitioners } from 'kafkajs';
 import { createDeliveryWorker } from './deliver/createDeliveryWorker.ts';
 import { createStatusPublisher } from './deliver/createStatusPublisher.ts';
 import { loadEnv } from './env.ts';
@@ -20,11 +21,7 @@ const pool = createPool({
   application: 'webhook-sender',
 });
 pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
-const kafka = new Kafka({
-  clientId: env.KAFKA_CLIENT_ID,
-  brokers: env.KAFKA_BROKERS,
-  logLevel: logLevel.WARN,
-});
+const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: env.KAFKA_CLIENT_ID, logger });
 // DefaultPartitioner: named explicitly, which also silences kafkajs' start-up warning about it.
 const producer = kafka.producer({
   allowAutoTopicCreation: true,

@@ -1,11 +1,11 @@
+import { createKafka } from '@tributary/bus';
 import { envInt, kafkaEnv, redisEnv, webhookQueueEnv, webhookUrlEnv } from '@tributary/config';
 import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
-import { Kafka, Partitioners, logLevel } from 'kafkajs';
+import { Partitioners } from 'kafkajs';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import { createCursorCodec } from '../cursor/createCursorCodec.ts';
 import { createStreamChangePublisher } from './publishStreamChange.ts';
 import type { StreamRouteDeps } from './streamDeps.ts';
@@ -36,10 +36,10 @@ export async function createStreamServices(opts: {
   logger: Logger;
 }): Promise<{ deps: StreamRouteDeps; close: () => Promise<void> }> {
   const { env } = opts;
-  const kafka = new Kafka({
-    clientId: env.KAFKA_CLIENT_ID,
+  const kafka = createKafka({
     brokers: env.KAFKA_BROKERS,
-    logLevel: logLevel.WARN,
+    clientId: env.KAFKA_CLIENT_ID,
+    logger: opts.logger,
   });
   const producer = kafka.producer({
     allowAutoTopicCreation: true,

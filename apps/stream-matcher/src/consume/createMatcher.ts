@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { createKafka } from '@tributary/bus';
 import type { Pool } from '@tributary/db';
 import { TOPICS, blockEvent, streamChange } from '@tributary/schema';
 import type { StreamStatus } from '@tributary/stream-rules';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
-import { type Consumer, Kafka, logLevel } from 'kafkajs';
+import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { createStreamStore } from '../load/createStreamStore.ts';
 import { createBlockHandler } from '../match/handleBlockEvent.ts';
@@ -42,11 +43,7 @@ export interface Matcher {
  */
 export function createMatcher(opts: MatcherOptions): Matcher {
   const { logger } = opts;
-  const kafka = new Kafka({
-    clientId: opts.kafka.clientId,
-    brokers: opts.kafka.brokers,
-    logLevel: logLevel.WARN,
-  });
+  const kafka = createKafka({ brokers: opts.kafka.brokers, clientId: opts.kafka.clientId, logger });
   const changesTopic = `${opts.kafka.topicPrefix}${TOPICS.streamChanges}`;
   const blocksTopic = `${opts.kafka.topicPrefix}${TOPICS.blocks}`;
   const queue = new Queue(WEBHOOK_QUEUE, {
