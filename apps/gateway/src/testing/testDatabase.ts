@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { type Pool, createPool, migrate } from '@tributary/db';
-import pg from 'pg';
+import { type Pool, createPool } from '@tributary/db';
+import { createTestDatabase as copyTemplate, getTestSettings } from '@tributary/testkit';
 
-/** The servers the tests run against (the dev servers unless the environment names others). */
-export const TEST_DATABASE_URL =
-  process.env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:55432/tributary';
-export const TEST_REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:56379';
+/** The servers of this test run (from the testkit's global setup). */
+export const TEST_DATABASE_URL = process.env['DATABASE_URL'] ?? getTestSettings().databaseUrl;
+export const TEST_REDIS_URL = process.env['REDIS_URL'] ?? getTestSettings().redisUrl;
 
 export interface TestDatabase {
   url: string;
@@ -13,34 +11,18 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh database for one test file, migrated with the real migrations. */
-export async function createTestDatabase(prefix = 'gw'): Promise<TestDatabase> {
-  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(TEST_DATABASE_URL);
-  url.pathname = `/${name}`;
-  await migrate(url.toString());
-  const pool = createPool({ connectionString: url.toString(), max: 5, application: 'gateway-test' });
+/** A fresh migrated database for one test file (a copy of the run's template) with a pool on it. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const db = await copyTemplate();
+  const pool = createPool({ connectionString: db.url, max: 5, application: 'gateway-test' });
   // DROP ... WITH (FORCE) below may still find a client whose socket is closing.
   pool.on('error', () => {});
   return {
-    url: url.toString(),
+    url: db.url,
     pool,
     async drop() {
       await pool.end();
-      const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
+      await db.drop();
     },
   };
 }
