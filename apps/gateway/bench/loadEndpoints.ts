@@ -30,11 +30,13 @@ const SECONDS = Number(env['BENCH_SECONDS'] ?? 30);
 const WARMUP = Number(env['BENCH_WARMUP_SECONDS'] ?? 5);
 const BASE_URL = env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:55432/tributary';
 
+// BENCH_RATE_SCALE (1): multiplies every phase's rate, e.g. 0.4 to measure CPU per request below saturation.
+const RATE_SCALE = Number(env['BENCH_RATE_SCALE'] ?? 1);
 const PHASES: { endpoint: EndpointName; rate: number; targetP99Ms: number }[] = [
   { endpoint: 'transfers', rate: 1_000, targetP99Ms: 30 },
   { endpoint: 'logs', rate: 500, targetP99Ms: 50 },
   { endpoint: 'owners', rate: 500, targetP99Ms: 50 },
-];
+].map((p) => ({ ...p, rate: Math.round(p.rate * RATE_SCALE) }));
 
 const say = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
@@ -161,6 +163,7 @@ function printTable(rows: Awaited<ReturnType<typeof runPhase>>[]) {
     'p99 target',
     'non-2xx',
     'gw cores',
+    'pg cores',
     'load 1m',
   ];
   const lines = rows.map((r) => [
@@ -174,6 +177,7 @@ function printTable(rows: Awaited<ReturnType<typeof runPhase>>[]) {
     `<= ${r.targetP99Ms} ms${r.p99WithinTarget ? '' : ' (missed)'}`,
     String(r.non2xx + r.errors),
     String(r.cpu.gatewayCores),
+    String(r.cpu.postgresCores),
     `${r.loadAverage1m.before} -> ${r.loadAverage1m.after}`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));

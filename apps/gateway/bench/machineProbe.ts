@@ -1,6 +1,6 @@
 // What the machine and the database were doing: load average, CPU use of the whole machine and of
 // the gateway process (from /proc), PostgreSQL version and settings, buffer-cache hits.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import type pg from 'pg';
 
@@ -22,12 +22,31 @@ function processTicks(pid: number): number {
   return Number(f[11]) + Number(f[12]);
 }
 
+/** utime + stime of every live process named `comm` (e.g. the PostgreSQL backends), in clock ticks. */
+function ticksOfProcessesNamed(comm: string): number {
+  let sum = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (name !== comm) continue;
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      sum += Number(f[11]) + Number(f[12]);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return sum;
+}
+
 const CLOCK_TICKS = 100;
 
 /** CPU use between start() and the returned function's call: machine busy % and process cores. */
 export function cpuMeter(pid: number) {
   const m0 = machineTicks();
   const p0 = processTicks(pid);
+  const pg0 = ticksOfProcessesNamed('postgres');
   const t0 = Date.now();
   return () => {
     const m1 = machineTicks();
@@ -35,6 +54,8 @@ export function cpuMeter(pid: number) {
     return {
       machineBusyPercent: Number((((m1.busy - m0.busy) / (m1.total - m0.total)) * 100).toFixed(1)),
       gatewayCores: Number(((processTicks(pid) - p0) / CLOCK_TICKS / seconds).toFixed(2)),
+      /** Every live PostgreSQL process (the gateway's pooled backends stay alive during a phase). */
+      postgresCores: Number(((ticksOfProcessesNamed('postgres') - pg0) / CLOCK_TICKS / seconds).toFixed(2)),
     };
   };
 }

@@ -24,7 +24,9 @@ export async function freePort(): Promise<number> {
 
 export async function startGateway(env: Record<string, string | undefined>): Promise<RunningGateway> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // BENCH_GATEWAY_NODE_ARGS: extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env['BENCH_GATEWAY_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
     cwd: GATEWAY_DIR,
     env: { ...process.env, ...env, HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],

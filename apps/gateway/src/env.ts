@@ -24,6 +24,8 @@ export const envSchema = z
     BODY_LIMIT_BYTES: envInt(8 * 1_048_576, 1024),
     /** How long a verified API key is trusted before it is looked up again (revocation delay). */
     API_KEY_CACHE_MS: envInt(5_000, 0),
+    /** How long token metadata (name, symbol, decimals, logo, flags) is kept in process; 0: never. */
+    TOKEN_METADATA_CACHE_MS: envInt(60_000, 0),
   })
   .superRefine((env, ctx) => {
     if (env.CURSOR_SECRET === undefined && !DEV_ENVIRONMENTS.has(env.NODE_ENV ?? '')) {

@@ -27,17 +27,16 @@ export {
   type ContractLogRow,
   type ContractLogsQuery,
   findContractLogs,
-  latestLogBlock,
 } from './queries/contractLogs.ts';
 export {
   type OwnerPosition,
   type TokenInfo,
   type TokenOwnerRow,
   type TokenOwnersQuery,
-  findToken,
   findTokenOwners,
 } from './queries/tokenOwners.ts';
 export { findFirstBlockAtOrAfter, findLastBlockAtOrBefore } from './queries/blocksByDate.ts';
+export { type TokenMetadata, findTokenMetadata } from './queries/tokenMetadata.ts';
 export {
   type StreamRow,
   type StreamStatus,

@@ -10,6 +10,7 @@ import { createAuthenticate } from '../auth/createAuthenticate.ts';
 import { createRateLimit } from '../auth/createRateLimit.ts';
 import { createCursorCodec } from '../cursor/createCursorCodec.ts';
 import { createDataRouter } from '../data/createDataRouter.ts';
+import { createTokenMetadataCache } from '../data/createTokenMetadataCache.ts';
 import { createErrorHandler, notFoundHandler } from '../errors/errorHandler.ts';
 import { createRequestContext } from './requestContext.ts';
 
@@ -28,6 +29,8 @@ export interface AppDeps {
   rateLimit: { limit: number; windowMs: number; keyPrefix?: string };
   /** How long a verified key is trusted without a lookup (default 5 s). */
   apiKeyCacheMs?: number;
+  /** How long token metadata of transfer records is kept in process (default 60 s; 0: never). */
+  tokenMetadataCacheMs?: number;
   /** Largest JSON body accepted (default 1 MiB); larger bodies get 413. */
   bodyLimitBytes?: number;
   /**
@@ -73,7 +76,15 @@ export function createApp(deps: AppDeps): Express {
   ];
 
   const cursors = createCursorCodec(deps.cursorSecret);
-  app.use('/api/v2.2', ...guard, createDataRouter({ pool: deps.pool, chains: deps.chains, cursors }));
+  const tokenMetadata = createTokenMetadataCache({
+    pool: deps.pool,
+    ttlMs: deps.tokenMetadataCacheMs ?? 60_000,
+  });
+  app.use(
+    '/api/v2.2',
+    ...guard,
+    createDataRouter({ pool: deps.pool, chains: deps.chains, cursors, tokenMetadata }),
+  );
 
   if (deps.mountStreams) {
     const streams = Router();

@@ -1,5 +1,6 @@
-import { type ContractLogRow, findContractLogs, latestLogBlock } from '@tributary/db';
+import { type ContractLogRow, findContractLogs } from '@tributary/db';
 import type { Request, Response } from 'express';
+import { RawJson } from '../json/rawJson.ts';
 import { sendJson } from '../json/sendJson.ts';
 import {
   type Query,
@@ -83,17 +84,19 @@ export function contractLogsRoute(deps: DataDeps) {
       sendJson(res, 200, { page: String(page), page_size: String(limit), cursor: '', result: [] });
       return;
     }
-    const pin = state ? state.pin : await latestLogBlock(deps.pool, chain.id);
+    // The first page pins the newest log block in the same statement; later pages keep its pin.
     const found = await findContractLogs(deps.pool, {
       chainId: chain.id,
       address,
       topic0,
       fromBlock: range.fromBlock,
-      toBlock: capToBlock(range.toBlock, pin),
+      toBlock: state ? capToBlock(range.toBlock, state.pin) : range.toBlock,
       order,
       limit,
       after: state ? { blockNumber: state.key.b, logIndex: state.key.l } : undefined,
+      pinHead: state === undefined,
     });
+    const pin = state ? state.pin : found.pin;
     const last = found.rows.at(-1);
     const cursor =
       found.hasMore && last
@@ -107,7 +110,8 @@ export function contractLogsRoute(deps: DataDeps) {
       page: String(page),
       page_size: String(limit),
       cursor,
-      result: found.rows.map(toLogRecord),
+      // Log records hold no bigint: the native serialiser writes them.
+      result: new RawJson(JSON.stringify(found.rows.map(toLogRecord))),
     });
   };
 }

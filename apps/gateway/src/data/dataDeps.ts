@@ -2,11 +2,13 @@ import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
 import { z } from 'zod';
 import type { CursorCodec } from '../cursor/createCursorCodec.ts';
+import type { TokenMetadataCache } from './createTokenMetadataCache.ts';
 
 export interface DataDeps {
   pool: Pool;
   chains: ChainRegistry;
   cursors: CursorCodec;
+  tokenMetadata: TokenMetadataCache;
 }
 
 /** Keyset of the transfers and logs endpoints: the last (block number, log index) served. */

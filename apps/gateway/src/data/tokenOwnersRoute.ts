@@ -1,6 +1,7 @@
-import { type TokenInfo, type TokenOwnerRow, findToken, findTokenOwners } from '@tributary/db';
+import { type TokenInfo, type TokenOwnerRow, findTokenOwners } from '@tributary/db';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
+import { RawJson } from '../json/rawJson.ts';
 import { sendJson } from '../json/sendJson.ts';
 import {
   type Query,
@@ -49,16 +50,14 @@ export function tokenOwnersRoute(deps: DataDeps) {
     const state = cursorParam === undefined ? undefined : deps.cursors.decode(binding, cursorParam, ownerKey);
     const page = state?.page ?? 0;
 
-    const [info, found] = await Promise.all([
-      findToken(deps.pool, chain.id, token),
-      findTokenOwners(deps.pool, {
-        chainId: chain.id,
-        token,
-        order,
-        limit,
-        after: state ? { balance: BigInt(state.key.b), ownerAddress: state.key.o } : undefined,
-      }),
-    ]);
+    const found = await findTokenOwners(deps.pool, {
+      chainId: chain.id,
+      token,
+      order,
+      limit,
+      after: state ? { balance: BigInt(state.key.b), ownerAddress: state.key.o } : undefined,
+    });
+    const info = found.token;
     const last = found.rows.at(-1);
     const cursor =
       found.hasMore && last
@@ -73,7 +72,8 @@ export function tokenOwnersRoute(deps: DataDeps) {
       cursor,
     };
     if (info?.totalSupply != null) body['total_supply'] = info.totalSupply.toString();
-    body['result'] = found.rows.map((o) => toOwnerRecord(o, info));
+    // Owner records hold no bigint (balances are strings): the native serialiser writes them.
+    body['result'] = new RawJson(JSON.stringify(found.rows.map((o) => toOwnerRecord(o, info))));
     sendJson(res, 200, body);
   };
 }

@@ -1,11 +1,11 @@
 import {
-  type WalletTransferRow,
   countWalletTransfers,
   findWalletTransfers,
   latestTransferBlock,
   walletTransferTotalAtHead,
 } from '@tributary/db';
 import type { Request, Response } from 'express';
+import { rawJsonArray } from '../json/rawJson.ts';
 import { sendJson } from '../json/sendJson.ts';
 import {
   type Query,
@@ -20,33 +20,7 @@ import {
 } from '../params/queryParams.ts';
 import { capToBlock, resolveBlockRange } from './blockRange.ts';
 import { type DataDeps, type LogPositionKey, logPositionKey } from './dataDeps.ts';
-import { formatUnits } from './formatUnits.ts';
-
-/** Transfer record: the spec's fields (2.2) in its order, then the hosted service's extras. */
-export function toTransferRecord(t: WalletTransferRow) {
-  return {
-    token_name: t.tokenName,
-    token_symbol: t.tokenSymbol,
-    token_logo: t.tokenLogo,
-    token_decimals: t.tokenDecimals === null ? null : String(t.tokenDecimals),
-    transaction_hash: t.transactionHash,
-    address: t.tokenAddress,
-    block_timestamp: t.blockTimestamp.toISOString(),
-    block_number: t.blockNumber,
-    block_hash: t.blockHash,
-    to_address: t.toAddress,
-    to_address_label: t.toLabel,
-    from_address: t.fromAddress,
-    from_address_label: t.fromLabel,
-    value: t.value,
-    transaction_index: t.transactionIndex,
-    log_index: t.logIndex,
-    possible_spam: t.possibleSpam,
-    verified_collection: t.verified,
-    verified_contract: t.verified,
-    value_decimal: t.tokenDecimals === null ? null : formatUnits(t.value, t.tokenDecimals),
-  };
-}
+import { transferRecordJson } from './transferRecordJson.ts';
 
 /**
  * GET /api/v2.2/:address/erc20/transfers (spec 4.1). from_block wins over from_date and
@@ -143,6 +117,10 @@ export function walletTransfersRoute(deps: DataDeps) {
         counted ?? countWalletTransfers(deps.pool, { ...query, toBlock }),
       ]);
     }
+    const tokens = await deps.tokenMetadata.lookup(
+      chain.id,
+      found.rows.map((t) => t.tokenAddress),
+    );
     const last = found.rows.at(-1);
     const cursor =
       found.hasMore && last
@@ -158,7 +136,7 @@ export function walletTransfersRoute(deps: DataDeps) {
       page_size: String(limit),
       total: String(total),
       cursor,
-      result: found.rows.map(toTransferRecord),
+      result: rawJsonArray(found.rows.map((t) => transferRecordJson(t, tokens.get(t.tokenAddress)))),
     });
   };
 }

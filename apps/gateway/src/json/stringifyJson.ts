@@ -1,6 +1,8 @@
+import { RawJson } from './rawJson.ts';
+
 /**
- * JSON.stringify with one difference: a bigint is written as a JSON integer with every digit
- * (uint256 amounts must not pass through a double). Undefined object members are left out, as
+ * JSON.stringify with two differences: a bigint is written as a JSON integer with every digit
+ * (uint256 amounts must not pass through a double), and a RawJson is written as its text. Undefined object members are left out, as
  * JSON.stringify does; Dates become their ISO string.
  */
 export function stringifyJson(value: unknown): string {
@@ -19,6 +21,7 @@ export function stringifyJson(value: unknown): string {
       return 'null';
     case 'object': {
       if (value === null) return 'null';
+      if (value instanceof RawJson) return value.json;
       if (value instanceof Date) return JSON.stringify(value.toISOString());
       if (Array.isArray(value)) return `[${value.map(stringifyJson).join(',')}]`;
       const parts: string[] = [];

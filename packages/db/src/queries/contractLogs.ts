@@ -1,6 +1,8 @@
 import type pg from 'pg';
-import { bytesToHex, hexToBytes, nullableBytesToHex } from '../bytes.ts';
+import { hexToBytes } from '../bytes.ts';
+import { hexByteaTypes } from './hexByteaTypes.ts';
 import { type LogPosition, Params, type SortOrder, orderBy, positionConditions } from './keyset.ts';
+import { statementName } from './statementName.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
@@ -15,6 +17,11 @@ export interface ContractLogsQuery {
   order: SortOrder;
   limit: number;
   after?: LogPosition;
+  /**
+   * First page of a paging session: pin the chain's newest log block in this same statement
+   * (one round trip) and keep the page at or below it; the pin comes back as `pin`.
+   */
+  pinHead?: boolean;
 }
 
 export interface ContractLogRow {
@@ -32,66 +39,67 @@ export interface ContractLogRow {
   topic3: string | null;
 }
 
+/** As read with hexByteaTypes: bytea columns arrive as 0x hex. */
 interface RawRow {
   block_number: string;
   log_index: number;
-  block_hash: Buffer;
+  block_hash: string;
   block_timestamp: Date;
-  transaction_hash: Buffer;
+  transaction_hash: string;
   transaction_index: number;
-  address: Buffer;
-  data: Buffer;
-  topic0: Buffer | null;
-  topic1: Buffer | null;
-  topic2: Buffer | null;
-  topic3: Buffer | null;
+  address: string;
+  data: string;
+  topic0: string | null;
+  topic1: string | null;
+  topic2: string | null;
+  topic3: string | null;
+  head_pin?: string | null;
 }
 
 /** One page of a contract's logs with one topic0: a range scan of logs_by_address_topic0. */
 export async function findContractLogs(
   db: Queryable,
   q: ContractLogsQuery,
-): Promise<{ rows: ContractLogRow[]; hasMore: boolean }> {
+): Promise<{ rows: ContractLogRow[]; hasMore: boolean; pin?: number | null }> {
   const p = new Params();
+  const chain = p.add(q.chainId);
   const conds = [
-    `chain_id = ${p.add(q.chainId)}`,
+    `chain_id = ${chain}`,
     `address = ${p.add(hexToBytes(q.address))}`,
     `topic0 = ${p.add(hexToBytes(q.topic0))}`,
     ...positionConditions(p, q),
   ];
-  const { rows } = await db.query<RawRow>(
-    `SELECT block_number, log_index, block_hash, block_timestamp, transaction_hash, transaction_index,
-            address, data, topic0, topic1, topic2, topic3
+  if (q.pinHead) conds.push('block_number <= (SELECT n FROM pin)');
+  const sql = `${q.pinHead ? `WITH pin AS MATERIALIZED (SELECT max(block_number) AS n FROM logs WHERE chain_id = ${chain}) ` : ''}
+     SELECT block_number, log_index, block_hash, block_timestamp, transaction_hash, transaction_index,
+            address, data, topic0, topic1, topic2, topic3${q.pinHead ? ', (SELECT n FROM pin) AS head_pin' : ''}
        FROM logs
       WHERE ${conds.join(' AND ')}
       ORDER BY ${orderBy(q.order)}
-      LIMIT ${p.add(q.limit + 1)}`,
-    p.values,
-  );
+      LIMIT ${p.add(q.limit + 1)}`;
+  const { rows } = await db.query<RawRow>({
+    name: statementName('contract_logs', sql),
+    text: sql,
+    values: p.values,
+    types: hexByteaTypes,
+  });
   return {
     rows: rows.slice(0, q.limit).map((r) => ({
       blockNumber: Number(r.block_number),
       logIndex: r.log_index,
-      blockHash: bytesToHex(r.block_hash),
+      blockHash: r.block_hash,
       blockTimestamp: r.block_timestamp,
-      transactionHash: bytesToHex(r.transaction_hash),
+      transactionHash: r.transaction_hash,
       transactionIndex: r.transaction_index,
-      address: bytesToHex(r.address),
-      data: bytesToHex(r.data),
-      topic0: nullableBytesToHex(r.topic0),
-      topic1: nullableBytesToHex(r.topic1),
-      topic2: nullableBytesToHex(r.topic2),
-      topic3: nullableBytesToHex(r.topic3),
+      address: r.address,
+      data: r.data,
+      topic0: r.topic0,
+      topic1: r.topic1,
+      topic2: r.topic2,
+      topic3: r.topic3,
     })),
     hasMore: rows.length > q.limit,
+    // An empty page has no pin (and no next page that would need one).
+    pin: q.pinHead ? (rows[0]?.head_pin == null ? null : Number(rows[0].head_pin)) : undefined,
   };
-}
-
-/** Highest block with a log on the chain (primary-key index, one probe); null when none. */
-export async function latestLogBlock(db: Queryable, chainId: number): Promise<number | null> {
-  const { rows } = await db.query<{ n: string | null }>(
-    'SELECT max(block_number) AS n FROM logs WHERE chain_id = $1',
-    [chainId],
-  );
-  return rows[0]?.n == null ? null : Number(rows[0].n);
 }

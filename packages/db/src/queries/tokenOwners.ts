@@ -1,5 +1,7 @@
 import type pg from 'pg';
-import { bytesToHex, hexToBytes } from '../bytes.ts';
+import { hexToBytes } from '../bytes.ts';
+import { hexByteaTypes } from './hexByteaTypes.ts';
+import { statementName } from './statementName.ts';
 import { Params, type SortOrder } from './keyset.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
@@ -37,14 +39,15 @@ export interface TokenInfo {
 }
 
 /**
- * One page of a token's holders (non-zero balances) from balances_by_token. The keyset condition
- * mixes directions (balance DESC, owner ASC), so it is split into two index range scans: the rest
- * of the boundary balance, then the balances past it.
+ * One page of a token's holders (non-zero balances) from balances_by_token, and the token's
+ * metadata, in one statement (one round trip, one snapshot: the total supply matches the
+ * balances). The keyset condition mixes directions (balance DESC, owner ASC), so it is split into
+ * two index range scans: the rest of the boundary balance, then the balances past it.
  */
 export async function findTokenOwners(
   db: Queryable,
   q: TokenOwnersQuery,
-): Promise<{ rows: TokenOwnerRow[]; hasMore: boolean }> {
+): Promise<{ token: TokenInfo | undefined; rows: TokenOwnerRow[]; hasMore: boolean }> {
   const p = new Params();
   const chain = p.add(q.chainId);
   const token = p.add(hexToBytes(q.token));
@@ -64,58 +67,55 @@ export async function findTokenOwners(
   } else {
     page = `${base} ORDER BY ${ord} LIMIT ${n}`;
   }
+  // One row per holder; with no holder, one row of token columns only (owner_address null).
+  const sql = `WITH page AS (${page}),
+     holders AS (
+       SELECT page.owner_address, page.balance, l.label, k.is_contract
+         FROM page
+         LEFT JOIN address_labels l ON l.chain_id = ${chain} AND l.address = page.owner_address
+         LEFT JOIN address_kinds k ON k.chain_id = ${chain} AND k.address = page.owner_address)
+     SELECT tok.found, tok.name, tok.symbol, tok.decimals, tok.total_supply, tok.logo, tok.possible_spam,
+            tok.verified, holders.*
+       FROM (SELECT 1) one
+       LEFT JOIN (SELECT true AS found, name, symbol, decimals, total_supply, logo, possible_spam, verified
+                    FROM tokens WHERE chain_id = ${chain} AND address = ${token}) tok ON true
+       LEFT JOIN holders ON true
+      ORDER BY ${ord}`;
+  // owner_address arrives as 0x hex (hexByteaTypes).
   const { rows } = await db.query<{
-    owner_address: Buffer;
-    balance: string;
-    label: string | null;
-    is_contract: boolean | null;
-  }>(
-    `WITH page AS (${page})
-     SELECT page.owner_address, page.balance, l.label, k.is_contract
-       FROM page
-       LEFT JOIN address_labels l ON l.chain_id = ${chain} AND l.address = page.owner_address
-       LEFT JOIN address_kinds k ON k.chain_id = ${chain} AND k.address = page.owner_address
-      ORDER BY ${ord}`,
-    p.values,
-  );
-  return {
-    rows: rows.slice(0, q.limit).map((r) => ({
-      ownerAddress: bytesToHex(r.owner_address),
-      balance: BigInt(r.balance),
-      label: r.label,
-      isContract: r.is_contract,
-    })),
-    hasMore: rows.length > q.limit,
-  };
-}
-
-export async function findToken(
-  db: Queryable,
-  chainId: number,
-  token: string,
-): Promise<TokenInfo | undefined> {
-  const { rows } = await db.query<{
+    found: boolean | null;
     name: string | null;
     symbol: string | null;
     decimals: number | null;
     total_supply: string | null;
     logo: string | null;
-    possible_spam: boolean;
-    verified: boolean;
-  }>(
-    `SELECT name, symbol, decimals, total_supply, logo, possible_spam, verified
-       FROM tokens WHERE chain_id = $1 AND address = $2`,
-    [chainId, hexToBytes(token)],
-  );
-  const r = rows[0];
-  if (!r) return undefined;
+    possible_spam: boolean | null;
+    verified: boolean | null;
+    owner_address: string | null;
+    balance: string | null;
+    label: string | null;
+    is_contract: boolean | null;
+  }>({ name: statementName('token_owners', sql), text: sql, values: p.values, types: hexByteaTypes });
+  const first = rows[0];
+  const holders = rows.filter((r) => r.owner_address !== null);
   return {
-    name: r.name,
-    symbol: r.symbol,
-    decimals: r.decimals,
-    totalSupply: r.total_supply === null ? null : BigInt(r.total_supply),
-    logo: r.logo,
-    possibleSpam: r.possible_spam,
-    verified: r.verified,
+    token: first?.found
+      ? {
+          name: first.name,
+          symbol: first.symbol,
+          decimals: first.decimals,
+          totalSupply: first.total_supply === null ? null : BigInt(first.total_supply),
+          logo: first.logo,
+          possibleSpam: first.possible_spam ?? false,
+          verified: first.verified ?? false,
+        }
+      : undefined,
+    rows: holders.slice(0, q.limit).map((r) => ({
+      ownerAddress: r.owner_address as string,
+      balance: BigInt(r.balance as string),
+      label: r.label,
+      isContract: r.is_contract,
+    })),
+    hasMore: holders.length > q.limit,
   };
 }

@@ -1,14 +1,10 @@
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { bytesToHex, hexToBytes } from '../bytes.ts';
+import { hexToBytes } from '../bytes.ts';
+import { hexByteaTypes } from './hexByteaTypes.ts';
 import { type LogPosition, Params, type SortOrder, orderBy, positionConditions } from './keyset.ts';
+import { statementName } from './statementName.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
-
-/** A stable statement name for a query text (same text, same name in every session). */
-function statementName(prefix: string, sql: string): string {
-  return `${prefix}_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
-}
 
 export interface WalletTransfersFilter {
   chainId: number;
@@ -52,33 +48,22 @@ export interface WalletTransferRow {
   fromAddress: string;
   toAddress: string;
   value: bigint;
-  tokenName: string | null;
-  tokenSymbol: string | null;
-  tokenDecimals: number | null;
-  tokenLogo: string | null;
-  possibleSpam: boolean;
-  verified: boolean;
   fromLabel: string | null;
   toLabel: string | null;
 }
 
+/** As read with hexByteaTypes: bytea columns arrive as 0x hex. */
 interface RawRow {
   block_number: string;
   log_index: number;
-  block_hash: Buffer;
+  block_hash: string;
   block_timestamp: Date;
-  transaction_hash: Buffer;
+  transaction_hash: string;
   transaction_index: number;
-  token_address: Buffer;
-  from_address: Buffer;
-  to_address: Buffer;
+  token_address: string;
+  from_address: string;
+  to_address: string;
   value: string;
-  token_name: string | null;
-  token_symbol: string | null;
-  token_decimals: number | null;
-  token_logo: string | null;
-  possible_spam: boolean | null;
-  verified: boolean | null;
   from_label: string | null;
   to_label: string | null;
   head_pin?: string | null;
@@ -107,7 +92,8 @@ function positionOnly(p: Params, q: WalletTransfersQuery) {
  * contract_addresses, each (side, token) is its own range scan of transfers_by_from_token /
  * transfers_by_to_token, already in page order, so a whale's other tokens are never read (a
  * single `token_address = ANY(...)` scan cannot return rows in block order across tokens).
- * Fetches `limit + 1` rows to tell whether a next page exists.
+ * Fetches `limit + 1` rows to tell whether a next page exists. Token metadata is not joined:
+ * callers look it up by token address (the gateway caches it; see findTokenMetadata).
  */
 export async function findWalletTransfers(
   db: Queryable,
@@ -153,11 +139,8 @@ export async function findWalletTransfers(
       ${branches.join('\n      UNION ALL\n      ')}
       ORDER BY ${ord} LIMIT ${n}
     )
-    SELECT page.*, tok.name AS token_name, tok.symbol AS token_symbol, tok.decimals AS token_decimals,
-           tok.logo AS token_logo, tok.possible_spam, tok.verified,
-           fl.label AS from_label, tl.label AS to_label${head.cols}
+    SELECT page.*, fl.label AS from_label, tl.label AS to_label${head.cols}
       FROM page
-      LEFT JOIN tokens tok ON tok.chain_id = ${chain} AND tok.address = page.token_address
       LEFT JOIN address_labels fl ON fl.chain_id = ${chain} AND fl.address = page.from_address
       LEFT JOIN address_labels tl ON tl.chain_id = ${chain} AND tl.address = page.to_address
      ORDER BY ${ord}`;
@@ -167,6 +150,7 @@ export async function findWalletTransfers(
     name: statementName('wallet_transfers', sql),
     text: sql,
     values: p.values,
+    types: hexByteaTypes,
   });
   const hasMore = rows.length > q.limit;
   const first = rows[0];
@@ -181,20 +165,14 @@ export async function findWalletTransfers(
       chainId: q.chainId,
       blockNumber: Number(r.block_number),
       logIndex: r.log_index,
-      blockHash: bytesToHex(r.block_hash),
+      blockHash: r.block_hash,
       blockTimestamp: r.block_timestamp,
-      transactionHash: bytesToHex(r.transaction_hash),
+      transactionHash: r.transaction_hash,
       transactionIndex: r.transaction_index,
-      tokenAddress: bytesToHex(r.token_address),
-      fromAddress: bytesToHex(r.from_address),
-      toAddress: bytesToHex(r.to_address),
+      tokenAddress: r.token_address,
+      fromAddress: r.from_address,
+      toAddress: r.to_address,
       value: BigInt(r.value),
-      tokenName: r.token_name,
-      tokenSymbol: r.token_symbol,
-      tokenDecimals: r.token_decimals,
-      tokenLogo: r.token_logo,
-      possibleSpam: r.possible_spam ?? false,
-      verified: r.verified ?? false,
       fromLabel: r.from_label,
       toLabel: r.to_label,
     })),

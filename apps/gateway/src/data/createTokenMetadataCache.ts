@@ -1,0 +1,55 @@
+import { type Pool, type TokenMetadata, findTokenMetadata } from '@tributary/db';
+
+export interface TokenMetadataCache {
+  /** Metadata of each address (null: no such token stored), from the cache or one query for the rest. */
+  lookup(chainId: number, addresses: Iterable<string>): Promise<Map<string, TokenMetadata | null>>;
+}
+
+/**
+ * Token name, symbol, decimals, logo and flags for transfer records, kept in process for `ttlMs`
+ * (a change to a token's logo or flags shows within that time; 0 reads them on every request).
+ * A page's tokens that are not cached are read in one query. Bounded: past `maxEntries`, the
+ * oldest entries are dropped first.
+ */
+export function createTokenMetadataCache(opts: {
+  pool: Pool;
+  ttlMs: number;
+  maxEntries?: number;
+  now?: () => number;
+}): TokenMetadataCache {
+  const now = opts.now ?? Date.now;
+  const maxEntries = opts.maxEntries ?? 100_000;
+  const cache = new Map<string, { meta: TokenMetadata | null; expiresAt: number }>();
+  return {
+    async lookup(chainId, addresses) {
+      const out = new Map<string, TokenMetadata | null>();
+      const missing: string[] = [];
+      const t = now();
+      for (const address of addresses) {
+        if (out.has(address)) continue;
+        const hit = cache.get(`${chainId}:${address}`);
+        if (hit && hit.expiresAt > t) out.set(address, hit.meta);
+        else {
+          out.set(address, null);
+          missing.push(address);
+        }
+      }
+      if (missing.length === 0) return out;
+      const found = await findTokenMetadata(opts.pool, chainId, missing);
+      for (const meta of found) out.set(meta.address, meta);
+      if (opts.ttlMs > 0) {
+        const expiresAt = now() + opts.ttlMs;
+        for (const address of missing) {
+          const key = `${chainId}:${address}`;
+          cache.delete(key);
+          cache.set(key, { meta: out.get(address) ?? null, expiresAt });
+        }
+        for (const key of cache.keys()) {
+          if (cache.size <= maxEntries) break;
+          cache.delete(key);
+        }
+      }
+      return out;
+    },
+  };
+}
