@@ -12,6 +12,8 @@ import {
   zipfRank,
 } from './datasetShape.ts';
 
+const CURSOR_FIELD = Buffer.from('"cursor":"');
+
 export type EndpointName = 'transfers' | 'logs' | 'owners';
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)] as T;
@@ -86,7 +88,7 @@ export const PATHS: Record<EndpointName, (p: SeedParams) => string> = {
 
 /**
  * Hands out request paths: a fresh page-1 path, or (share `cursorShare`) the next page of a
- * query answered earlier. Cursors are read from the response text without parsing the whole body.
+ * query answered earlier. Cursors are read from the response bytes without decoding or parsing the body.
  */
 export class RequestMix {
   private readonly cursors: string[] = [];
@@ -114,15 +116,15 @@ export class RequestMix {
   }
 
   /** Keeps the next-page path of a response (bounded; the oldest are dropped). */
-  observe(path: string, body: string): void {
-    const at = body.indexOf('"cursor":"');
+  observe(path: string, body: Buffer): void {
+    const at = body.indexOf(CURSOR_FIELD);
     if (at < 0) return;
-    const start = at + 10;
-    const end = body.indexOf('"', start);
+    const start = at + CURSOR_FIELD.length;
+    const end = body.indexOf(0x22, start);
     if (end <= start) return;
     if (this.cursors.length >= 2_000) this.cursors.shift();
     const base = path.replace(/[?&]cursor=[^&]*/, '');
     const sep = base.includes('?') ? '&' : '?';
-    this.cursors.push(`${base}${sep}cursor=${encodeURIComponent(body.slice(start, end))}`);
+    this.cursors.push(`${base}${sep}cursor=${encodeURIComponent(body.toString('latin1', start, end))}`);
   }
 }

@@ -45,6 +45,11 @@ export interface AppDeps {
   mountStreams?: (router: Router) => void;
 }
 
+/** Runs a body parser except for GET and HEAD (the data interface's hot path has no body). */
+function withBody(parse: RequestHandler): RequestHandler {
+  return (req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? next() : parse(req, res, next));
+}
+
 /** Builds the gateway's express app; `main.ts` alone listens (tests use port 0). */
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -71,8 +76,8 @@ export function createApp(deps: AppDeps): Express {
       windowMs: deps.rateLimit.windowMs,
       keyPrefix: deps.rateLimit.keyPrefix ?? 'tributary:ratelimit:',
     }),
-    // Bodies are parsed only for authenticated callers.
-    express.json({ limit: deps.bodyLimitBytes ?? 1_048_576 }),
+    // Bodies are parsed only for authenticated callers, and only where a method carries one.
+    withBody(express.json({ limit: deps.bodyLimitBytes ?? 1_048_576 })),
   ];
 
   const cursors = createCursorCodec(deps.cursorSecret);

@@ -19,15 +19,22 @@ export function createTokenMetadataCache(opts: {
 }): TokenMetadataCache {
   const now = opts.now ?? Date.now;
   const maxEntries = opts.maxEntries ?? 100_000;
-  const cache = new Map<string, { meta: TokenMetadata | null; expiresAt: number }>();
+  type Entry = { meta: TokenMetadata | null; expiresAt: number };
+  const chains = new Map<number, Map<string, Entry>>();
+  let size = 0;
   return {
     async lookup(chainId, addresses) {
+      let cache = chains.get(chainId);
+      if (cache === undefined) {
+        cache = new Map();
+        chains.set(chainId, cache);
+      }
       const out = new Map<string, TokenMetadata | null>();
       const missing: string[] = [];
       const t = now();
       for (const address of addresses) {
         if (out.has(address)) continue;
-        const hit = cache.get(`${chainId}:${address}`);
+        const hit = cache.get(address);
         if (hit && hit.expiresAt > t) out.set(address, hit.meta);
         else {
           out.set(address, null);
@@ -40,13 +47,17 @@ export function createTokenMetadataCache(opts: {
       if (opts.ttlMs > 0) {
         const expiresAt = now() + opts.ttlMs;
         for (const address of missing) {
-          const key = `${chainId}:${address}`;
-          cache.delete(key);
-          cache.set(key, { meta: out.get(address) ?? null, expiresAt });
+          if (cache.delete(address)) size--;
+          cache.set(address, { meta: out.get(address) ?? null, expiresAt });
+          size++;
         }
-        for (const key of cache.keys()) {
-          if (cache.size <= maxEntries) break;
-          cache.delete(key);
+        // Past the bound, drop the oldest entries (insertion order), chain by chain.
+        for (const perChain of chains.values()) {
+          for (const key of perChain.keys()) {
+            if (size <= maxEntries) break;
+            perChain.delete(key);
+            size--;
+          }
         }
       }
       return out;

@@ -1,0 +1,115 @@
+// An open-loop HTTP load generator (the wrk2 model): request k is due at start + k / rate, sent
+// then whatever the earlier responses are doing, and its latency is measured from when it was due
+// (so time spent waiting for a free connection or behind a slow response counts, and a stall
+// cannot hide: no coordinated omission). Closed-loop rate limiting instead sends each second's
+// quota in a burst from every connection at once, which measures the burst, not the rate.
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+export interface OpenLoopOptions {
+  /** e.g. http://127.0.0.1:8080 */
+  origin: string;
+  rate: number;
+  seconds: number;
+  /** Most connections open at once (requests beyond them wait, and the wait counts). */
+  maxConnections: number;
+  headers: Record<string, string>;
+  nextPath(): string;
+  onResponse?(path: string, status: number, body: Buffer): void;
+}
+
+export interface OpenLoopResult {
+  due: number;
+  completed: number;
+  statusCounts: Record<string, number>;
+  errors: number;
+  /** Latencies from the due time, in ms, ascending. */
+  latenciesMs: number[];
+  seconds: number;
+  bytes: number;
+  maxInFlight: number;
+}
+
+export function percentile(sortedMs: readonly number[], p: number): number {
+  if (sortedMs.length === 0) return 0;
+  const i = Math.min(sortedMs.length - 1, Math.max(0, Math.ceil((p / 100) * sortedMs.length) - 1));
+  return sortedMs[i] as number;
+}
+
+export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
+  const url = new URL(o.origin);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: o.maxConnections });
+  const total = Math.round(o.rate * o.seconds);
+  const intervalMs = 1000 / o.rate;
+  const latencies: number[] = [];
+  const statusCounts: Record<string, number> = {};
+  let errors = 0;
+  let bytes = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let sent = 0;
+  let settled = 0;
+  const start = performance.now();
+
+  return new Promise((resolve) => {
+    const finish = () => {
+      agent.destroy();
+      latencies.sort((a, b) => a - b);
+      resolve({
+        due: total,
+        completed: latencies.length,
+        statusCounts,
+        errors,
+        latenciesMs: latencies,
+        seconds: (performance.now() - start) / 1000,
+        bytes,
+        maxInFlight,
+      });
+    };
+    const done = () => {
+      inFlight--;
+      settled++;
+      if (settled === total) finish();
+    };
+    const fire = (dueAt: number) => {
+      const path = o.nextPath();
+      inFlight++;
+      if (inFlight > maxInFlight) maxInFlight = inFlight;
+      const req = http.request(
+        { agent, host: url.hostname, port: url.port, path, method: 'GET', headers: o.headers },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            latencies.push(performance.now() - dueAt);
+            const status = res.statusCode ?? 0;
+            statusCounts[status] = (statusCounts[status] ?? 0) + 1;
+            const body = Buffer.concat(chunks);
+            bytes += body.length;
+            o.onResponse?.(path, status, body);
+            done();
+          });
+          res.on('error', () => {
+            errors++;
+            done();
+          });
+        },
+      );
+      req.on('error', () => {
+        errors++;
+        done();
+      });
+      req.end();
+    };
+    const tick = () => {
+      const now = performance.now();
+      while (sent < total && start + sent * intervalMs <= now) {
+        fire(start + sent * intervalMs);
+        sent++;
+      }
+      if (sent < total) setTimeout(tick, Math.max(0, start + sent * intervalMs - performance.now()));
+    };
+    if (total === 0) finish();
+    else tick();
+  });
+}
