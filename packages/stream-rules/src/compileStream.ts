@@ -1,3 +1,4 @@
+import { type CompiledFilter, compileFilter } from './evaluateFilter.ts';
 import { type AbiEvent, abiEvents, topic0OfSignature } from './eventSignature.ts';
 import type { StreamConfig } from './streamConfig.ts';
 import { type CompiledTrigger, compileTriggers } from './triggers.ts';
@@ -17,7 +18,8 @@ export interface CompiledStream {
   /** topic0 selectors to match; empty = any topic0. */
   topic0: Set<string>;
   events: Map<string, AbiEvent>;
-  filters: Map<string, Record<string, unknown>>;
+  /** Compiled advancedOptions filters by topic0 selector. */
+  filters: Map<string, CompiledFilter>;
   /** topic0 selectors whose advancedOptions entry has includeNativeTxs: the txs of their matched logs are sent. */
   nativeTxsOfTopics: Set<string>;
   triggers: CompiledTrigger[];
@@ -37,11 +39,11 @@ export function compileStream(row: {
     const s = topic0OfSignature(sig);
     if (s) topic0.add(s);
   }
-  const filters = new Map<string, Record<string, unknown>>();
+  const filters = new Map<string, CompiledFilter>();
   const nativeTxsOfTopics = new Set<string>();
   for (const opt of row.config.advancedOptions ?? []) {
     const s = topic0OfSignature(opt.topic0);
-    if (s && opt.filter) filters.set(s, opt.filter);
+    if (s && opt.filter) filters.set(s, compileFilter(opt.filter));
     if (s && opt.includeNativeTxs) nativeTxsOfTopics.add(s);
   }
   return {

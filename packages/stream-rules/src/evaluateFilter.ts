@@ -45,9 +45,13 @@ function normalize(v: unknown): bigint | string | boolean | undefined {
   return undefined;
 }
 
-function compare(a: unknown, b: unknown): number | undefined {
-  const x = normalize(a);
-  const y = normalize(b);
+/** A filter compiled once: its constants normalised ahead, its operators resolved to closures. */
+export type CompiledFilter = (fields: Record<string, unknown>) => boolean;
+
+function compareNormalized(
+  x: bigint | string | boolean | undefined,
+  y: bigint | string | boolean | undefined,
+) {
   if (x === undefined || y === undefined) return undefined;
   if (typeof x === 'bigint' && typeof y === 'bigint') return x < y ? -1 : x > y ? 1 : 0;
   const sx = String(x);
@@ -55,32 +59,40 @@ function compare(a: unknown, b: unknown): number | undefined {
   return sx < sy ? -1 : sx > sy ? 1 : 0;
 }
 
-export function evaluateFilter(filter: Filter, fields: Record<string, unknown>): boolean {
+const TESTS: Record<string, (c: number) => boolean> = {
+  eq: (c) => c === 0,
+  ne: (c) => c !== 0,
+  lt: (c) => c < 0,
+  gt: (c) => c > 0,
+  lte: (c) => c <= 0,
+  gte: (c) => c >= 0,
+};
+
+/** Compiles a well-formed filter (see checkFilterShape); same results as evaluateFilter. */
+export function compileFilter(filter: Filter): CompiledFilter {
   const [op, arg] = Object.entries(filter)[0] ?? [];
-  if (op === 'and') return (arg as Filter[]).every((f) => evaluateFilter(f, fields));
-  if (op === 'or') return (arg as Filter[]).some((f) => evaluateFilter(f, fields));
+  if (op === 'and' || op === 'or') {
+    const parts = (arg as Filter[]).map(compileFilter);
+    return op === 'and' ? (f) => parts.every((p) => p(f)) : (f) => parts.some((p) => p(f));
+  }
   const [field, value] = arg as [string, unknown];
-  const actual = fields[field];
   if (op === 'in' || op === 'nin') {
-    const found = (value as unknown[]).some((v) => compare(actual, v) === 0);
-    return op === 'in' ? found : !found;
+    const set = (value as unknown[]).map(normalize);
+    const wanted = op === 'in';
+    return (f) => {
+      const x = normalize(f[field]);
+      return set.some((y) => compareNormalized(x, y) === 0) === wanted;
+    };
   }
-  const c = compare(actual, value);
-  if (c === undefined) return op === 'ne';
-  switch (op) {
-    case 'eq':
-      return c === 0;
-    case 'ne':
-      return c !== 0;
-    case 'lt':
-      return c < 0;
-    case 'gt':
-      return c > 0;
-    case 'lte':
-      return c <= 0;
-    case 'gte':
-      return c >= 0;
-    default:
-      return false;
-  }
+  const y = normalize(value);
+  const test = op === undefined ? undefined : TESTS[op];
+  if (!test) return () => false;
+  return (f) => {
+    const c = compareNormalized(normalize(f[field]), y);
+    return c === undefined ? op === 'ne' : test(c);
+  };
+}
+
+export function evaluateFilter(filter: Filter, fields: Record<string, unknown>): boolean {
+  return compileFilter(filter)(fields);
 }

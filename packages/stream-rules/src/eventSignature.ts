@@ -4,6 +4,8 @@ export interface AbiEvent {
   selector: `0x${string}`;
   item: ViemAbiEvent;
   fieldNames: string[];
+  /** Selector, parameter types, indexing and names: two events with the same shape decode a log alike. */
+  shape: string;
   /** The log's parameters by name (by position when unnamed); undefined when the log does not fit the event. */
   decode(topics: readonly string[], data: string): Record<string, unknown> | undefined;
 }
@@ -31,6 +33,7 @@ export function abiEvents(abi: readonly unknown[]): AbiEvent[] {
       selector,
       item,
       fieldNames,
+      shape: `${selector}|${item.inputs.map((p, i) => `${p.type}${p.indexed ? '!' : ''} ${fieldNames[i]}`).join(',')}`,
       decode: fast ?? ((topics, data) => decodeWithViem(item, fieldNames, topics, data)),
     });
   }
@@ -88,8 +91,11 @@ function staticDecoder(item: ViemAbiEvent, fieldNames: string[]): AbiEvent['deco
   };
 }
 
+/** The 12 zero bytes before an address in its 32-byte word. */
+const ADDRESS_PAD = '0'.repeat(24);
+
 function wordReader(type: string): (w: string) => unknown {
-  if (type === 'address') return (w) => (/^0{24}/.test(w) ? `0x${w.slice(24)}` : undefined);
+  if (type === 'address') return (w) => (w.startsWith(ADDRESS_PAD) ? `0x${w.slice(24)}` : undefined);
   if (type === 'bool') return (w) => (/^0{63}[01]$/.test(w) ? w.endsWith('1') : undefined);
   const int = /^(u?)int(\d*)$/.exec(type);
   if (int) {

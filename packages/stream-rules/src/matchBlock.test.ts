@@ -156,4 +156,40 @@ describe('matchBlock', () => {
     expect(evaluateFilter({ nin: ['from', [ALICE]] }, fields)).toBe(false);
     expect(evaluateFilter({ ne: ['value', '10'] }, fields)).toBe(false);
   });
+
+  it('shares decoded fields across streams of one block only when their event shapes agree', () => {
+    const event = block([5n, 50n, 500n]);
+    const bigOnes = stream(
+      {
+        advancedOptions: [{ topic0: 'Transfer(address,address,uint256)', filter: { gte: ['value', '50'] } }],
+      },
+      [TOKEN],
+    );
+    const smallOnes = stream(
+      { advancedOptions: [{ topic0: 'Transfer(address,address,uint256)', filter: { lt: ['value', '50'] } }] },
+      [TOKEN],
+    );
+    // Same selector, other parameter names: its filter reads its own names, never the shared "value".
+    const renamedAbi = {
+      ...transferAbi,
+      inputs: [
+        { indexed: true, name: 'src', type: 'address' },
+        { indexed: true, name: 'dst', type: 'address' },
+        { indexed: false, name: 'wad', type: 'uint256' },
+      ],
+    };
+    const renamed = stream(
+      {
+        abi: [renamedAbi],
+        advancedOptions: [{ topic0: 'Transfer(address,address,uint256)', filter: { eq: ['wad', '500'] } }],
+      },
+      [TOKEN],
+    );
+    const logIndexes = (s: ReturnType<typeof stream>) =>
+      matchBlock(s, event)?.body.logs.map((l) => l.logIndex);
+    expect(logIndexes(bigOnes)).toEqual(['1', '2']);
+    expect(logIndexes(smallOnes)).toEqual(['0']);
+    expect(logIndexes(renamed)).toEqual(['2']);
+    expect(logIndexes(bigOnes)).toEqual(['1', '2']);
+  });
 });

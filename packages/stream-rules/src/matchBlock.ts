@@ -8,7 +8,6 @@ import type {
 } from '@tributary/webhooks';
 import { formatUnits } from 'viem';
 import type { CompiledStream } from './compileStream.ts';
-import { evaluateFilter } from './evaluateFilter.ts';
 
 /** keccak256("Transfer(address,address,uint256)") */
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
@@ -32,9 +31,38 @@ export interface BlockMatch {
 export const topicAddress = (topic: string | undefined) =>
   topic && /^0x0{24}[0-9a-f]{40}$/.test(topic) ? `0x${topic.slice(26)}` : undefined;
 
-function decodeFields(stream: CompiledStream, log: ChainLog): Record<string, unknown> | undefined {
+/**
+ * The filter fields of a log under a stream's ABI event: its decoded parameters plus the two
+ * built-in fields. Decoded once per (log, event shape) and shared by every stream of the block
+ * with that event (many streams filter on the same Transfer): a per-log memo that dies with the
+ * block event. The fields are only read by filters.
+ */
+const decodedFields = new WeakMap<ChainLog, Map<string, Record<string, unknown> | null>>();
+function filterFields(
+  stream: CompiledStream,
+  log: ChainLog,
+  spam: (address: string) => boolean,
+): Record<string, unknown> | undefined {
   const event = stream.events.get(log.topics[0] ?? '');
-  return event?.decode(log.topics, log.data);
+  if (!event) return undefined;
+  let perLog = decodedFields.get(log);
+  if (!perLog) {
+    perLog = new Map();
+    decodedFields.set(log, perLog);
+  }
+  let fields = perLog.get(event.shape);
+  if (fields === undefined) {
+    const decoded = event.decode(log.topics, log.data);
+    fields = decoded
+      ? {
+          ...decoded,
+          moralis_streams_contract_address: log.address,
+          moralis_streams_possibleSpam: spam(log.address),
+        }
+      : null;
+    perLog.set(event.shape, fields);
+  }
+  return fields ?? undefined;
 }
 
 function logMatches(stream: CompiledStream, log: ChainLog, spam: (address: string) => boolean): boolean {
@@ -50,11 +78,8 @@ function logMatches(stream: CompiledStream, log: ChainLog, spam: (address: strin
   if (!addressHit) return false;
   const filter = topic0 === undefined ? undefined : stream.filters.get(topic0);
   if (!filter) return true;
-  const fields = decodeFields(stream, log);
-  if (!fields) return false;
-  fields['moralis_streams_contract_address'] = log.address;
-  fields['moralis_streams_possibleSpam'] = spam(log.address);
-  return evaluateFilter(filter, fields);
+  const fields = filterFields(stream, log, spam);
+  return fields !== undefined && filter(fields);
 }
 
 const toWebhookLog = (log: ChainLog): WebhookLog => ({
