@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createPool } from '@tributary/db';
-import { WEBHOOK_QUEUE, enqueueDeliveries } from '@tributary/webhooks';
+import { DELIVERY_BATCH_SIZE, WEBHOOK_QUEUE, enqueueDeliveries } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
+import { cpuShares, cpuSnapshot } from './cpuShares.ts';
 import {
   createBenchDatabase,
   envNumber,
@@ -18,35 +19,45 @@ import {
  * Deliveries per second from N real webhook-sender processes to a fast receiver in its own
  * process on 127.0.0.1 (phase "healthy"), then with one endpoint that never answers taking a
  * share of the jobs (phase "one endpoint timing out": healthy deliveries per second). A feeder
- * keeps the BullMQ queue stocked with stored deliveries. Counts come from the receiver.
+ * keeps the BullMQ queue stocked with stored deliveries, enqueued as the matcher enqueues them
+ * (batch jobs). Counts come from the receiver; the CPU each part used (senders, receiver, driver,
+ * PostgreSQL backends, Redis) is recorded per phase.
  *
- * BENCH_SECONDS (120) per phase, BENCH_SENDERS (2), BENCH_CONCURRENCY (300 per process),
- * BENCH_STREAMS (50 healthy streams), BENCH_HANG_SHARE (0.1 of the jobs in phase 2),
- * BENCH_TIMEOUT_MS (sender webhook timeout in phase 2, 2000).
+ * BENCH_SECONDS (120) per phase, BENCH_SENDERS (2), BENCH_CONCURRENCY (64 jobs per process),
+ * BENCH_STREAMS (50 healthy streams), BENCH_HANG_SHARE (0.1 of the deliveries in phase 2),
+ * BENCH_TIMEOUT_MS (sender webhook timeout in phase 2, 2000), BENCH_BACKLOG (4000 deliveries
+ * waiting), BENCH_JOB_BATCH (deliveries per job, the matcher's 50), BENCH_SENDER_NODE_OPTIONS.
  */
 const seconds = envNumber('BENCH_SECONDS', 120);
 const senders = envNumber('BENCH_SENDERS', 2);
-const concurrency = envNumber('BENCH_CONCURRENCY', 300);
+const concurrency = envNumber('BENCH_CONCURRENCY', 64);
 const streamCount = envNumber('BENCH_STREAMS', 50);
 const hangShare = envNumber('BENCH_HANG_SHARE', 0.1);
 const timeoutMs = envNumber('BENCH_TIMEOUT_MS', 2_000);
 const warmupSeconds = Math.min(5, Math.max(1, Math.floor(seconds / 6)));
-const backlog = envNumber('BENCH_BACKLOG', 2_000);
+const backlog = envNumber('BENCH_BACKLOG', 4_000);
+// Node options of the sender processes: the young generation of the package's start script.
+const senderNodeOptions = process.env['BENCH_SENDER_NODE_OPTIONS'] ?? '--max-semi-space-size=64';
+// Deliveries per queued job (the matcher's default; 1 is one job per delivery).
+const jobBatch = envNumber('BENCH_JOB_BATCH', DELIVERY_BATCH_SIZE);
 const batch = 500;
 
 const senderDir = fileURLToPath(new URL('../', import.meta.url));
 const benchDir = fileURLToPath(new URL('./', import.meta.url));
 
-// One transfer-sized body (about 1.3 KB), as the matcher stores them.
-const body = (streamId: string, n: number) =>
-  JSON.stringify({
+// One transfer-sized body (about 1.3 KB), as the matcher stores them. Serialized once per stream
+// with markers where the block number and hash go, so the feeder spends little CPU per delivery.
+const NUMBER_MARK = '\u0000n';
+const HASH_MARK = '\u0000h';
+const bodyParts = (streamId: string): [string, string, string] => {
+  const json = JSON.stringify({
     confirmed: false,
     chainId: '0x7a69',
     abi: [],
     streamId,
     tag: 'bench',
     retries: 0,
-    block: { number: String(n), hash: `0x${randomBytes(32).toString('hex')}`, timestamp: '1700000000' },
+    block: { number: NUMBER_MARK, hash: HASH_MARK, timestamp: '1700000000' },
     logs: [
       {
         logIndex: '0',
@@ -82,6 +93,12 @@ const body = (streamId: string, n: number) =>
     nftTokenApprovals: [],
     nativeBalances: [],
   });
+  const [head, rest] = json.split(JSON.stringify(NUMBER_MARK).slice(1, -1)) as [string, string];
+  const [middle, tail] = rest.split(JSON.stringify(HASH_MARK).slice(1, -1)) as [string, string];
+  return [head, middle, tail];
+};
+const body = (parts: [string, string, string], n: number, hash: Buffer) =>
+  `${parts[0]}${n}${parts[1]}0x${hash.toString('hex')}${parts[2]}`;
 
 async function main() {
   const db = await createBenchDatabase();
@@ -144,10 +161,14 @@ async function main() {
     let hangPart = 0;
     let feeding = true;
     let fed = 0;
-    // Keeps `backlog` jobs waiting: stored deliveries first, then their jobs in one pipelined call.
-    const feeder = (async () => {
+    const partsOf = new Map([...healthy, hanging].map((id) => [id, bodyParts(id)]));
+    // Keeps `backlog` jobs waiting: stored deliveries first, then their jobs through the matcher's
+    // enqueue call (one pipelined round trip). Two loops overlap one's PostgreSQL insert with the
+    // other's enqueue.
+    const feedLoop = async () => {
       while (feeding) {
-        const waiting = await queue.getWaitingCount();
+        // Waiting jobs, counted as full batches: the parked members of phase 2 wait as delayed jobs.
+        const waiting = (await queue.getWaitingCount()) * jobBatch;
         if (waiting > backlog) {
           await sleep(20);
           continue;
@@ -160,10 +181,11 @@ async function main() {
           const streamId =
             hangPart > 0 && i % Math.round(1 / hangPart) === 0 ? hanging : healthy[n % healthy.length]!;
           n++;
+          const hash = randomBytes(32);
           ids.push(randomUUID());
           streams.push(streamId);
-          bodies.push(body(streamId, n));
-          hashes.push(randomBytes(32));
+          bodies.push(body(partsOf.get(streamId)!, n, hash));
+          hashes.push(hash);
         }
         await pool.query(
           `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status)
@@ -173,10 +195,12 @@ async function main() {
         await enqueueDeliveries(
           queue,
           ids.map((id) => ({ deliveryId: id, jobId: id })),
+          jobBatch,
         );
         fed += batch;
       }
-    })();
+    };
+    const feeder = Promise.all([feedLoop(), feedLoop()]);
     while (fed < backlog) await sleep(50);
 
     const senderEnv = {
@@ -194,11 +218,24 @@ async function main() {
       ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
       OPS_PORT: '0',
       LOG_LEVEL: 'error',
+      ...(senderNodeOptions ? { NODE_OPTIONS: senderNodeOptions } : {}),
     };
     for (let i = 0; i < senders; i++) children.push(spawnNode(senderDir, 'src/main.ts', senderEnv));
+    const redis = await queue.client;
+    const cpu = () =>
+      cpuSnapshot({
+        parts: {
+          receiver: [receiver.pid ?? 0],
+          senders: children.slice(1).map((c) => c.pid ?? 0),
+        },
+        pool,
+        database: new URL(db.url).pathname.slice(1),
+        redis,
+      });
 
     const measure = async (label: string) => {
       await sleep(warmupSeconds * 1000);
+      const cpuBefore = await cpu();
       const a = await stats();
       const perSecond: number[] = [];
       const waitingJobs: number[] = [];
@@ -212,15 +249,30 @@ async function main() {
         prev = s;
       }
       const b = prev;
+      const cpuCores = cpuShares(cpuBefore, await cpu());
       const rate = ((b.ok - a.ok) * 1000) / (b.at - a.at);
       const hangRate = ((b.hang - a.hang) * 1000) / (b.at - a.at);
       console.log(
         `${label}: ${rate.toFixed(0)} healthy deliveries/s over ${((b.at - a.at) / 1000).toFixed(0)} s (${hangRate.toFixed(1)} timing-out requests/s); per second min ${Math.min(...perSecond)} max ${Math.max(...perSecond)}; jobs waiting min ${Math.min(...waitingJobs)} (0 = the feeder, not the senders, was the limit)`,
       );
+      // CPU per healthy delivery, per part: where the two cores go.
+      const cpuMicrosecondsPerDelivery = Object.fromEntries(
+        Object.entries(cpuCores).map(([part, cores]) => [
+          part,
+          Math.round((cores * 1e6) / Math.max(rate, 1)),
+        ]),
+      );
+      console.log(
+        `  cpu cores: ${Object.entries(cpuCores)
+          .map(([part, cores]) => `${part} ${cores.toFixed(2)}`)
+          .join(', ')}`,
+      );
       return {
         healthyDeliveriesPerSecond: Math.round(rate),
         timingOutRequestsPerSecond: Number(hangRate.toFixed(1)),
         measuredSeconds: Number(((b.at - a.at) / 1000).toFixed(1)),
+        cpuCores,
+        cpuMicrosecondsPerDelivery,
         perSecond,
         waitingJobs,
       };
@@ -264,6 +316,8 @@ async function main() {
         warmupSeconds,
         backlog,
         maxLifetime,
+        senderNodeOptions,
+        jobBatch,
       },
       targets: { healthyDeliveriesPerSecond: 5_000, withTimingOutEndpoint: 1_000 },
       healthy: healthyPhase,

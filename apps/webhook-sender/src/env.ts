@@ -20,6 +20,10 @@ export const envSchema = z.object({
   ...redisEnv,
   ...kafkaEnv,
   ...webhookQueueEnv,
+  /**
+   * Jobs in progress per process. A batch job (a block event's deliveries, up to 50) counts as
+   * one; endpoints known to be slow hold at most half of these slots.
+   */
   SENDER_CONCURRENCY: envInt(50, 1),
   /** Requests in flight to one webhook URL per process: a hanging endpoint holds no more of the slots. 0: no bound. */
   ENDPOINT_CONCURRENCY: envInt(32, 0),
@@ -33,6 +37,8 @@ export const envSchema = z.object({
   STALLED_INTERVAL_MS: envInt(5_000, 500),
   /** Crashes one delivery may live through before BullMQ fails it: high, so a crash loop loses nothing. */
   MAX_STALLED_COUNT: envInt(50, 1),
+  /** How old the `x-queue-size` count of a stream may be (it is counted once per period, not per delivery). */
+  QUEUE_SIZE_MAX_AGE_MS: envInt(1_000, 0),
   /** Delays between attempts, in ms (the hosted schedule: 1 min, 10 min, 1 h, 2 h, 6 h, 12 h, 1 day). */
   RETRY_SCHEDULE_MS: z
     .string()

@@ -65,6 +65,7 @@ export {
   type DeliveryToSend,
   type HistoryItem,
   type NewDelivery,
+  countQueuedDeliveries,
   deliveryStats,
   getDeliveriesToSend,
   getDeliveryToSend,

@@ -1,12 +1,44 @@
+import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { z } from 'zod';
 
 /** BullMQ queue of webhook deliveries (the prefix isolates deployments and tests). */
 export const WEBHOOK_QUEUE = 'webhooks';
 
-/** The job carries only the delivery id: body, URL and secret are read at each attempt, so an update applies to retries. */
-export const deliveryJob = z.object({ v: z.literal(1), deliveryId: z.string().uuid() });
+/**
+ * One delivery. The job carries only the delivery id: body, URL and secret are read at each
+ * attempt, so an update applies to retries. `attemptsBefore`: attempts made before this job
+ * existed (a delivery whose first attempt ran inside a batch job continues here).
+ */
+export const deliveryJob = z.object({
+  v: z.literal(1),
+  deliveryId: z.string().uuid(),
+  attemptsBefore: z.number().int().min(0).optional(),
+  /**
+   * The endpoint the delivery was last put off for (its URL then): while that endpoint has no
+   * free slot the job is put off again without reading the delivery. Only a hint: a free slot
+   * sends to the stream's URL as read then.
+   */
+  busyEndpoint: z.string().optional(),
+});
 export type DeliveryJob = z.infer<typeof deliveryJob>;
+
+/**
+ * The first attempt of several deliveries (those of one block event): one BullMQ job instead of
+ * one each, which is most of the queue's cost per webhook. A member that must be tried again, or
+ * waits for its endpoint, continues as its own `deliveryJob`.
+ */
+export const deliveryBatchJob = z.object({
+  v: z.literal(2),
+  deliveryIds: z.array(z.string().uuid()).min(1).max(1_000),
+});
+export type DeliveryBatchJob = z.infer<typeof deliveryBatchJob>;
+
+export const webhookJob = z.discriminatedUnion('v', [deliveryJob, deliveryBatchJob]);
+export type WebhookJob = z.infer<typeof webhookJob>;
+
+/** Deliveries per batch job: large enough to spread the queue's cost, small enough to spread the work. */
+export const DELIVERY_BATCH_SIZE = 50;
 
 /** One job per (stream, chain, block hash, confirmed): a replayed Kafka message enqueues nothing twice. */
 export function deliveryJobId(
@@ -18,6 +50,15 @@ export function deliveryJobId(
   return `${streamId}_${chainId}_${blockHash}_${confirmed ? 'c' : 'u'}`;
 }
 
+/**
+ * The id of a batch job, from the ids its members would have alone: the same members (a replayed
+ * block event whose deliveries are still pending) give the same job, which BullMQ adds once.
+ */
+export function deliveryBatchJobId(memberJobIds: readonly string[]): string {
+  const hash = createHash('sha256').update(memberJobIds.join('\n')).digest('hex').slice(0, 32);
+  return `batch_${memberJobIds.length}_${hash}`;
+}
+
 /** What the worker decided for one attempt (switches over it are exhaustive). */
 export type DeliveryOutcome =
   | { outcome: 'delivered'; statusCode: number }
@@ -26,6 +67,8 @@ export type DeliveryOutcome =
   | { outcome: 'held' }
   /** Its endpoint already has as many requests in flight as allowed: try again shortly, not counted as an attempt. */
   | { outcome: 'postponed'; endpoint: string }
+  /** Inside a batch job, for an endpoint known to be slow: the delivery goes on as its own job, not counted as an attempt. */
+  | { outcome: 'handed-off'; endpoint: string }
   | { outcome: 'dropped'; reason: string };
 
 /**
@@ -37,17 +80,59 @@ export async function enqueueDelivery(queue: Queue, deliveryId: string, jobId: s
   await queue.add('deliver', data, jobOptions(jobId));
 }
 
-/** Many deliveries in one Redis round trip (pipelined). */
+/**
+ * Many deliveries in one Redis round trip (pipelined), `batchSize` to a job: `jobId` is the id
+ * the delivery's job has when it is alone (a lone delivery is a plain `deliveryJob`).
+ */
 export async function enqueueDeliveries(
   queue: Queue,
   items: readonly { deliveryId: string; jobId: string }[],
+  batchSize = DELIVERY_BATCH_SIZE,
+): Promise<void> {
+  if (items.length === 0) return;
+  const jobs = [];
+  for (let at = 0; at < items.length; at += batchSize) {
+    const chunk = items.slice(at, at + batchSize);
+    const [only] = chunk;
+    if (chunk.length === 1 && only) {
+      jobs.push({
+        name: 'deliver',
+        data: { v: 1, deliveryId: only.deliveryId } satisfies DeliveryJob,
+        opts: jobOptions(only.jobId),
+      });
+      continue;
+    }
+    jobs.push({
+      name: 'deliver-batch',
+      data: { v: 2, deliveryIds: chunk.map((i) => i.deliveryId) } satisfies DeliveryBatchJob,
+      opts: jobOptions(deliveryBatchJobId(chunk.map((i) => i.jobId))),
+    });
+  }
+  await queue.addBulk(jobs);
+}
+
+/** Members of a batch job that go on alone, each as a `deliveryJob` (one pipelined round trip). */
+export async function enqueueFollowUps(
+  queue: Queue,
+  items: readonly {
+    deliveryId: string;
+    jobId: string;
+    attemptsBefore: number;
+    delayMs: number;
+    busyEndpoint?: string;
+  }[],
 ): Promise<void> {
   if (items.length === 0) return;
   await queue.addBulk(
-    items.map(({ deliveryId, jobId }) => ({
+    items.map(({ deliveryId, jobId, attemptsBefore, delayMs, busyEndpoint }) => ({
       name: 'deliver',
-      data: { v: 1, deliveryId } satisfies DeliveryJob,
-      opts: jobOptions(jobId),
+      data: {
+        v: 1,
+        deliveryId,
+        attemptsBefore,
+        ...(busyEndpoint ? { busyEndpoint } : {}),
+      } satisfies DeliveryJob,
+      opts: { ...jobOptions(jobId), delay: delayMs },
     })),
   );
 }

@@ -15,11 +15,19 @@ export { signWebhook, standardWebhookSignature, webhookHeaders } from './signWeb
 export { type UrlCheck, checkWebhookUrl, isPrivateAddress } from './checkWebhookUrl.ts';
 export { type PostResult, postWebhook } from './postWebhook.ts';
 export {
+  DELIVERY_BATCH_SIZE,
+  type DeliveryBatchJob,
   type DeliveryJob,
   type DeliveryOutcome,
   WEBHOOK_QUEUE,
+  type WebhookJob,
+  deliveryBatchJob,
+  deliveryBatchJobId,
   deliveryJob,
   deliveryJobId,
   enqueueDeliveries,
   enqueueDelivery,
+  enqueueFollowUps,
+  webhookJob,
 } from './deliveryJob.ts';
+export { keccak256Bytes, keccak256Utf8 } from './keccak256.ts';

@@ -9,9 +9,11 @@ export type PostResult =
 
 // node:http with keep-alive rather than fetch: about a fifth of the CPU per request, which is
 // what bounds a sender process's deliveries per second.
+// maxFreeSockets above a sender's concurrency: with the default (256) a dip in load closed the
+// surplus keep-alive connections, and the next burst paid for new ones.
 const agents = {
-  http: new HttpAgent({ keepAlive: true, scheduling: 'lifo' }),
-  https: new HttpsAgent({ keepAlive: true, scheduling: 'lifo' }),
+  http: new HttpAgent({ keepAlive: true, scheduling: 'lifo', maxFreeSockets: 2_048 }),
+  https: new HttpsAgent({ keepAlive: true, scheduling: 'lifo', maxFreeSockets: 2_048 }),
 };
 
 class PostTimeout extends Error {}

@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
-import { keccak256, stringToBytes } from 'viem';
+import { keccak256Utf8 } from './keccak256.ts';
 
 /** `x-signature`: 0x + keccak256(UTF-8 of body + secret), as the hosted service and its SDK compute it. */
 export function signWebhook(body: string, secret: string): `0x${string}` {
-  return keccak256(stringToBytes(body + secret));
+  return keccak256Utf8(body + secret);
 }
 
 /**

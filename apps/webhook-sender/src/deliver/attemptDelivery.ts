@@ -1,6 +1,7 @@
 import {
   type Pool,
   type DeliveryToSend,
+  countQueuedDeliveries,
   getDeliveriesToSend,
   recordAttempt,
   recordDeliveredMany,
@@ -12,6 +13,10 @@ import { type DeliveryOutcome, postWebhook, webhookHeaders, withRetries } from '
 import type { Logger } from 'pino';
 import { createBatcher } from './createBatcher.ts';
 import { type EndpointSlots, endpointOf } from './createEndpointSlots.ts';
+import { createQueueSizes } from './createQueueSizes.ts';
+
+/** An endpoint whose requests lately took a second (or half the timeout, when shorter) is slow. */
+export const slowEndpointMs = (timeoutMs: number) => Math.min(1_000, timeoutMs / 2);
 
 export interface AttemptDeps {
   pool: Pool;
@@ -30,9 +35,15 @@ export interface DeliveryStore {
   delivered(a: { deliveryId: string; statusCode: number; latencyMs: number }): Promise<void>;
   /** One failed attempt of the stream: its health afterwards, `changed` for the one attempt that moved it. */
   failed(streamId: string): Promise<{ status: string; changed: boolean } | undefined>;
+  /** The stream's pending and held deliveries (`x-queue-size`), at most `queueSizeMaxAgeMs` old. */
+  queueSize(streamId: string): Promise<number>;
 }
 
-export function createDeliveryStore(pool: AttemptDeps['pool'], threshold: number): DeliveryStore {
+export function createDeliveryStore(
+  pool: AttemptDeps['pool'],
+  opts: { threshold: number; queueSizeMaxAgeMs: number; onError: (err: unknown) => void },
+): DeliveryStore {
+  const { threshold } = opts;
   const failed = createBatcher(async (streamIds: string[]) => {
     const counts = new Map<string, number>();
     for (const id of streamIds) counts.set(id, (counts.get(id) ?? 0) + 1);
@@ -58,17 +69,26 @@ export function createDeliveryStore(pool: AttemptDeps['pool'], threshold: number
       return list.map(() => undefined);
     },
   );
-  return { load, delivered, failed };
+  const queueSize = createQueueSizes(
+    (streamIds) => countQueuedDeliveries(pool, streamIds),
+    opts.queueSizeMaxAgeMs,
+    opts.onError,
+  );
+  return { load, delivered, failed, queueSize };
 }
 
 /**
  * One attempt of one delivery. The body is the stored one with `retries` set to the attempt
  * number (so each retry is signed anew); `webhook-id` is the delivery id on every attempt.
+ * `inBatch`: the attempt is one member of a batch job, which ends only when every member has its
+ * outcome, so a member whose endpoint is known to be slow is handed off to a job of its own
+ * instead of holding the batch up to the timeout.
  */
 export async function attemptDelivery(
   deps: AttemptDeps & { store: DeliveryStore; slots: EndpointSlots },
   deliveryId: string,
   attemptsMade: number,
+  inBatch = false,
 ): Promise<DeliveryOutcome> {
   const d = await deps.store.load(deliveryId);
   if (!d) return { outcome: 'dropped', reason: 'delivery or stream deleted' };
@@ -83,18 +103,23 @@ export async function attemptDelivery(
   }
 
   const endpoint = endpointOf(d.webhookUrl);
-  if (!deps.slots.tryAcquire(endpoint)) return { outcome: 'postponed', endpoint };
+  const slowMs = slowEndpointMs(deps.timeoutMs);
+  if (inBatch && deps.slots.isSlow(endpoint, slowMs)) return { outcome: 'handed-off', endpoint };
+  // A batch member waits a little for a slot of a busy (but fast) endpoint; a job of its own is
+  // parked at once, without holding anything.
+  const gotSlot = inBatch ? await deps.slots.acquire(endpoint, slowMs) : deps.slots.tryAcquire(endpoint);
+  if (!gotSlot) return { outcome: 'postponed', endpoint };
+  const queueSize = await deps.store.queueSize(d.streamId);
   const slotTaken = performance.now();
   // The stored body has retries 0: the first attempt sends it as it is.
   const body = attemptsMade === 0 ? d.body : withRetries(d.body, attemptsMade);
   const result = await postWebhook({
     url: d.webhookUrl,
     body,
-    headers: webhookHeaders({ id: d.id, body, secret: d.secret, queueSize: d.queueSize }),
+    headers: webhookHeaders({ id: d.id, body, secret: d.secret, queueSize }),
     timeoutMs: deps.timeoutMs,
     allowPrivate: deps.allowPrivate,
   }).finally(() => deps.slots.release(endpoint, performance.now() - slotTaken));
-  const log = { deliveryId: d.id, streamId: d.streamId, attempt: attemptsMade, latencyMs: result.latencyMs };
 
   if (result.ok) {
     await deps.store.delivered({
@@ -104,7 +129,17 @@ export async function attemptDelivery(
     });
     // A healthy stream (100) has nothing to recover: its row is not written on the hot path.
     if (d.successRate < 100) await recordStreamHealth(deps.pool, d.streamId, true, deps.successRateThreshold);
-    deps.logger.debug({ ...log, statusCode: result.statusCode }, 'webhook delivered');
+    if (deps.logger.isLevelEnabled('debug'))
+      deps.logger.debug(
+        {
+          deliveryId: d.id,
+          streamId: d.streamId,
+          attempt: attemptsMade,
+          latencyMs: result.latencyMs,
+          statusCode: result.statusCode,
+        },
+        'webhook delivered',
+      );
     return { outcome: 'delivered', statusCode: result.statusCode };
   }
 
@@ -120,7 +155,17 @@ export async function attemptDelivery(
     error: result.error,
     newStatus,
   });
-  deps.logger.info({ ...log, error: result.error, newStatus }, 'webhook attempt failed');
+  deps.logger.info(
+    {
+      deliveryId: d.id,
+      streamId: d.streamId,
+      attempt: attemptsMade,
+      latencyMs: result.latencyMs,
+      error: result.error,
+      newStatus,
+    },
+    'webhook attempt failed',
+  );
   if (exhausted) return { outcome: 'gave-up', error: result.error };
   if (inError) return { outcome: 'held' };
   return { outcome: 'retry', after: deps.retryScheduleMs[attemptsMade] ?? 0, error: result.error };

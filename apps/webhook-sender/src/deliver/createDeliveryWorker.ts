@@ -1,6 +1,12 @@
-import { WEBHOOK_QUEUE, deliveryJob } from '@tributary/webhooks';
-import { DelayedError, type Job, Worker } from 'bullmq';
-import { type AttemptDeps, attemptDelivery, createDeliveryStore } from './attemptDelivery.ts';
+import {
+  type DeliveryOutcome,
+  WEBHOOK_QUEUE,
+  type WebhookJob,
+  enqueueFollowUps,
+  webhookJob,
+} from '@tributary/webhooks';
+import { DelayedError, type Job, Queue, Worker } from 'bullmq';
+import { type AttemptDeps, attemptDelivery, createDeliveryStore, slowEndpointMs } from './attemptDelivery.ts';
 import { createEndpointSlots } from './createEndpointSlots.ts';
 
 /** Thrown to make BullMQ schedule the next attempt through the custom backoff strategy. */
@@ -8,10 +14,22 @@ class RetryLater extends Error {
   override readonly name = 'RetryLater';
 }
 
+export interface DeliveryWorker {
+  isRunning(): boolean;
+  /** Stops taking jobs, waits for the attempts in flight (and their follow-up jobs), closes Redis. */
+  close(): Promise<void>;
+}
+
 /**
  * The BullMQ worker. The retry schedule lives here (custom backoff strategy): a failed attempt
- * throws, BullMQ waits `schedule[attemptsMade - 1]`, and once the schedule is used up the
+ * throws, BullMQ waits `schedule[attempts made - 1]`, and once the schedule is used up the
  * attempt finishes the job as failed in history.
+ *
+ * A batch job (the first attempt of a block event's deliveries) runs its members side by side and
+ * ends once each has an outcome recorded in PostgreSQL; a member to try again later, or whose
+ * endpoint is busy or slow, goes on as its own delivery job, added before the batch job ends. A
+ * sender killed mid-batch leaves the batch job to BullMQ's stalled check: another sender runs it
+ * again, and members already delivered are skipped (their status is no longer pending).
  */
 export function createDeliveryWorker(
   deps: AttemptDeps & {
@@ -23,51 +41,141 @@ export function createDeliveryWorker(
     lockDurationMs: number;
     stalledIntervalMs: number;
     maxStalledCount: number;
+    /** How old an `x-queue-size` count may be before it is counted again. */
+    queueSizeMaxAgeMs: number;
   },
-): Worker {
+): DeliveryWorker {
   const schedule = deps.retryScheduleMs;
-  const store = createDeliveryStore(deps.pool, deps.successRateThreshold);
-  const slots = createEndpointSlots(deps.endpointConcurrency);
+  const store = createDeliveryStore(deps.pool, {
+    threshold: deps.successRateThreshold,
+    queueSizeMaxAgeMs: deps.queueSizeMaxAgeMs,
+    onError: (err) => deps.logger.warn({ err }, 'counting queued deliveries failed'),
+  });
+  // Slow endpoints hold at most half the job slots: a job whose request hangs holds its job slot.
+  const slots = createEndpointSlots(deps.endpointConcurrency, {
+    thresholdMs: slowEndpointMs(deps.timeoutMs),
+    limit: Math.max(1, Math.floor(deps.concurrency / 2)),
+  });
+  const attemptDeps = { ...deps, store, slots };
+  const connection = { url: deps.redisUrl, maxRetriesPerRequest: null };
+  const followUps = new Queue(WEBHOOK_QUEUE, { connection, prefix: deps.queuePrefix });
+  // Until a slot of that endpoint is expected to be free (at most ten timeouts away).
+  const parkFor = (endpoint: string) => slots.postponeFor(endpoint, deps.timeoutMs, 10 * deps.timeoutMs);
+
+  async function deliverOne(job: Job, data: Extract<WebhookJob, { v: 1 }>, token?: string) {
+    // Put off for an endpoint that is still busy: put off again, without reading the delivery.
+    if (data.busyEndpoint !== undefined && slots.isBusy(data.busyEndpoint)) {
+      await job.moveToDelayed(Date.now() + parkFor(data.busyEndpoint), token);
+      throw new DelayedError();
+    }
+    const attemptsMade = (data.attemptsBefore ?? 0) + job.attemptsMade;
+    const result = await attemptDelivery(attemptDeps, data.deliveryId, attemptsMade);
+    switch (result.outcome) {
+      case 'retry':
+        throw new RetryLater(result.error);
+      case 'postponed':
+      case 'handed-off':
+        // Back to the delayed set, without counting an attempt.
+        if (data.busyEndpoint !== result.endpoint)
+          await job.updateData({ ...data, busyEndpoint: result.endpoint });
+        await job.moveToDelayed(Date.now() + parkFor(result.endpoint), token);
+        throw new DelayedError();
+      case 'delivered':
+      case 'gave-up':
+      case 'held':
+      case 'dropped':
+        return result;
+      default: {
+        const never: never = result;
+        return never;
+      }
+    }
+  }
+
+  type FollowUp = Parameters<typeof enqueueFollowUps>[1][number];
+  /** What a batch member's outcome leaves to do: a job of its own, or nothing. */
+  function followUpOf(deliveryId: string, result: DeliveryOutcome): FollowUp | undefined {
+    switch (result.outcome) {
+      case 'retry':
+        return { deliveryId, jobId: `${deliveryId}_retry`, attemptsBefore: 1, delayMs: result.after };
+      case 'postponed':
+        return {
+          deliveryId,
+          jobId: `${deliveryId}_alone`,
+          attemptsBefore: 0,
+          delayMs: parkFor(result.endpoint),
+          busyEndpoint: result.endpoint,
+        };
+      case 'handed-off':
+        return {
+          deliveryId,
+          jobId: `${deliveryId}_alone`,
+          attemptsBefore: 0,
+          delayMs: 0,
+          busyEndpoint: result.endpoint,
+        };
+      case 'delivered':
+      case 'gave-up':
+      case 'held':
+      case 'dropped':
+        return undefined;
+      default: {
+        const never: never = result;
+        return never;
+      }
+    }
+  }
+
+  async function deliverBatch(deliveryIds: readonly string[]) {
+    const settled = await Promise.allSettled(
+      deliveryIds.map((id) => attemptDelivery(attemptDeps, id, 0, true)),
+    );
+    const alone: FollowUp[] = [];
+    const outcomes: Record<string, number> = {};
+    let firstError: unknown;
+    for (const [i, s] of settled.entries()) {
+      if (s.status === 'rejected') {
+        firstError ??= s.reason;
+        continue;
+      }
+      outcomes[s.value.outcome] = (outcomes[s.value.outcome] ?? 0) + 1;
+      const next = followUpOf(deliveryIds[i] as string, s.value);
+      if (next) alone.push(next);
+    }
+    await enqueueFollowUps(followUps, alone);
+    // The batch runs again (BullMQ's retry): its delivered members are skipped then.
+    if (firstError !== undefined) throw firstError;
+    return outcomes;
+  }
+
   const worker = new Worker(
     WEBHOOK_QUEUE,
     async (job: Job, token?: string) => {
-      const { deliveryId } = deliveryJob.parse(job.data);
-      const result = await attemptDelivery({ ...deps, store, slots }, deliveryId, job.attemptsMade);
-      switch (result.outcome) {
-        case 'retry':
-          throw new RetryLater(result.error);
-        case 'postponed':
-          // Back to the delayed set, without counting an attempt, until a slot of that endpoint
-          // is expected to be free (at most ten timeouts away).
-          await job.moveToDelayed(
-            Date.now() + slots.postponeFor(result.endpoint, deps.timeoutMs, 10 * deps.timeoutMs),
-            token,
-          );
-          throw new DelayedError();
-        case 'delivered':
-        case 'gave-up':
-        case 'held':
-        case 'dropped':
-          return result;
-        default: {
-          const never: never = result;
-          return never;
-        }
-      }
+      const data = webhookJob.parse(job.data);
+      return data.v === 1 ? deliverOne(job, data, token) : deliverBatch(data.deliveryIds);
     },
     {
-      connection: { url: deps.redisUrl, maxRetriesPerRequest: null },
+      connection,
       prefix: deps.queuePrefix,
       concurrency: deps.concurrency,
       lockDuration: deps.lockDurationMs,
       stalledInterval: deps.stalledIntervalMs,
       maxStalledCount: deps.maxStalledCount,
       settings: {
-        backoffStrategy: (attemptsMade: number) =>
-          schedule[Math.min(attemptsMade - 1, schedule.length - 1)] ?? 0,
+        // A job that continues a batch member counts the attempts made before it.
+        backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: { data?: unknown }) => {
+          const before = (job?.data as { attemptsBefore?: number } | undefined)?.attemptsBefore ?? 0;
+          return schedule[Math.min(before + attemptsMade - 1, schedule.length - 1)] ?? 0;
+        },
       },
     },
   );
   worker.on('error', (err) => deps.logger.error({ err }, 'worker error'));
-  return worker;
+  return {
+    isRunning: () => worker.isRunning(),
+    close: async () => {
+      await worker.close();
+      await followUps.close();
+    },
+  };
 }

@@ -31,6 +31,53 @@ describe('endpoint slots', () => {
     expect(slots.postponeFor('a', 1_000, 1_000, 5_000)).toBe(250);
   });
 
+  it('hands a released slot to the oldest waiter, and gives up waiting after the limit', async () => {
+    const slots = createEndpointSlots(1);
+    expect(await slots.acquire('a', 1_000)).toBe(true);
+    const order: string[] = [];
+    const first = slots.acquire('a', 60_000).then((got) => order.push(`first ${got}`));
+    const second = slots.acquire('a', 60_000).then((got) => order.push(`second ${got}`));
+    expect(await slots.acquire('a', 1)).toBe(false);
+    slots.release('a');
+    await first;
+    expect(order).toEqual(['first true']);
+    expect(slots.tryAcquire('a')).toBe(false); // the slot went to the waiter, not back to the pool
+    slots.release('a');
+    await second;
+    expect(order).toEqual(['first true', 'second true']);
+    slots.release('a');
+    expect(slots.tryAcquire('a')).toBe(true);
+  });
+
+  it('tells a slow endpoint from a fast one by how long its requests held their slots', () => {
+    const slots = createEndpointSlots(4);
+    expect(slots.isSlow('new', 1_000)).toBe(false);
+    slots.tryAcquire('slow');
+    slots.release('slow', 2_000);
+    slots.tryAcquire('fast');
+    slots.release('fast', 3);
+    expect(slots.isSlow('slow', 1_000)).toBe(true);
+    expect(slots.isSlow('fast', 1_000)).toBe(false);
+  });
+
+  it('lets slow endpoints together hold no more than their share of the slots', () => {
+    const slots = createEndpointSlots(4, { thresholdMs: 1_000, limit: 3 });
+    for (const e of ['hang-a', 'hang-b']) {
+      expect(slots.tryAcquire(e)).toBe(true);
+      slots.release(e, 2_000);
+    }
+    expect([slots.tryAcquire('hang-a'), slots.tryAcquire('hang-a'), slots.tryAcquire('hang-b')]).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect(slots.tryAcquire('hang-b')).toBe(false); // three slow slots are taken
+    expect([slots.isBusy('hang-b'), slots.isBusy('fast')]).toEqual([true, false]);
+    expect(slots.tryAcquire('fast')).toBe(true);
+    slots.release('hang-a', 2_000);
+    expect(slots.tryAcquire('hang-b')).toBe(true);
+  });
+
   it('parks jobs of a fast endpoint only briefly', () => {
     const slots = createEndpointSlots(1);
     slots.tryAcquire('fast');

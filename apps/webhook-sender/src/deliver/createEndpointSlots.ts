@@ -5,6 +5,11 @@
  */
 export interface EndpointSlots {
   tryAcquire(endpoint: string): boolean;
+  /**
+   * A slot, waiting up to `maxWaitMs` for one to be released (first come, first served); false
+   * when none came. Batch jobs wait so, since a fast endpoint frees a slot within milliseconds.
+   */
+  acquire(endpoint: string, maxWaitMs: number): Promise<boolean>;
   /** `latencyMs`: how long the request held its slot (feeds the endpoint's expected slot time). */
   release(endpoint: string, latencyMs?: number): void;
   /**
@@ -14,14 +19,47 @@ export interface EndpointSlots {
    * once; the wait is capped at `maxWaitMs`, so a backlog drains soon after the endpoint recovers.
    */
   postponeFor(endpoint: string, timeoutMs: number, maxWaitMs: number, now?: number): number;
+  /** Whether tryAcquire would refuse the endpoint now. */
+  isBusy(endpoint: string): boolean;
+  /** Whether the endpoint's requests have lately held their slots for `thresholdMs` or more. */
+  isSlow(endpoint: string, thresholdMs: number): boolean;
 }
 
-export function createEndpointSlots(limit: number): EndpointSlots {
+/**
+ * `slow`: endpoints whose requests lately held their slots `thresholdMs` or more hold at most
+ * `limit` slots together, so that hanging endpoints (each request a worker slot until the timeout)
+ * never take all of a worker's job slots, however many of them there are.
+ */
+export function createEndpointSlots(
+  limit: number,
+  slow?: { thresholdMs: number; limit: number },
+): EndpointSlots {
   const inFlight = new Map<string, number>();
+  // endpoint -> slots it holds that were taken while it was slow; and their sum
+  const slowHeld = new Map<string, number>();
+  let slowInFlight = 0;
   // endpoint -> the time up to which its expected free slots are already promised to parked jobs
   const promisedUntil = new Map<string, number>();
   // endpoint -> moving average of how long its requests hold a slot
   const slotMs = new Map<string, number>();
+  // endpoint -> attempts waiting for a slot, oldest first (a released slot goes straight to one)
+  const waiting = new Map<string, { take: (got: boolean) => void }[]>();
+  const isSlowNow = (endpoint: string) =>
+    slow !== undefined && (slotMs.get(endpoint) ?? 0) >= slow.thresholdMs;
+  const isBusy = (endpoint: string) =>
+    (limit > 0 && (inFlight.get(endpoint) ?? 0) >= limit) ||
+    (slow !== undefined && slowInFlight >= slow.limit && isSlowNow(endpoint));
+  const tryAcquire = (endpoint: string) => {
+    const n = inFlight.get(endpoint) ?? 0;
+    if (limit > 0 && n >= limit) return false;
+    if (isSlowNow(endpoint)) {
+      if (slow && slowInFlight >= slow.limit) return false;
+      slowInFlight++;
+      slowHeld.set(endpoint, (slowHeld.get(endpoint) ?? 0) + 1);
+    }
+    inFlight.set(endpoint, n + 1);
+    return true;
+  };
   return {
     postponeFor(endpoint, timeoutMs, maxWaitMs, now = Date.now()) {
       // Before any request has finished, assume a quarter of the timeout.
@@ -34,16 +72,47 @@ export function createEndpointSlots(limit: number): EndpointSlots {
       // Beyond the cap: spread over the last window without promising more.
       return Math.ceil(maxWaitMs * (0.5 + Math.random() / 2));
     },
-    tryAcquire(endpoint) {
-      const n = inFlight.get(endpoint) ?? 0;
-      if (limit > 0 && n >= limit) return false;
-      inFlight.set(endpoint, n + 1);
-      return true;
+    isSlow(endpoint, thresholdMs) {
+      return (slotMs.get(endpoint) ?? 0) >= thresholdMs;
+    },
+    tryAcquire,
+    isBusy,
+    acquire(endpoint, maxWaitMs) {
+      if (tryAcquire(endpoint)) return Promise.resolve(true);
+      if (maxWaitMs <= 0) return Promise.resolve(false);
+      return new Promise<boolean>((resolve) => {
+        const queue = waiting.get(endpoint) ?? [];
+        waiting.set(endpoint, queue);
+        const waiter = {
+          take: (got: boolean) => {
+            clearTimeout(timer);
+            resolve(got);
+          },
+        };
+        const timer = setTimeout(() => {
+          const at = queue.indexOf(waiter);
+          if (at >= 0) queue.splice(at, 1);
+          if (queue.length === 0 && waiting.get(endpoint) === queue) waiting.delete(endpoint);
+          resolve(false);
+        }, maxWaitMs);
+        queue.push(waiter);
+      });
     },
     release(endpoint, latencyMs) {
       if (latencyMs !== undefined) {
         const prev = slotMs.get(endpoint);
         slotMs.set(endpoint, prev === undefined ? latencyMs : prev * 0.8 + latencyMs * 0.2);
+      }
+      const queue = waiting.get(endpoint);
+      const next = queue?.shift();
+      if (queue?.length === 0) waiting.delete(endpoint);
+      // The slot passes to the oldest waiter: the count in flight stays as it is.
+      if (next) return next.take(true);
+      const held = slowHeld.get(endpoint) ?? 0;
+      if (held > 0) {
+        slowInFlight--;
+        if (held === 1) slowHeld.delete(endpoint);
+        else slowHeld.set(endpoint, held - 1);
       }
       const n = (inFlight.get(endpoint) ?? 1) - 1;
       if (n <= 0) inFlight.delete(endpoint);

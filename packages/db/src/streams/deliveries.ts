@@ -108,14 +108,16 @@ export interface DeliveryToSend {
   successRate: number;
   webhookUrl: string;
   secret: string;
-  queueSize: number;
 }
 
 export async function getDeliveryToSend(db: Db, id: string): Promise<DeliveryToSend | undefined> {
   return (await getDeliveriesToSend(db, [id])).get(id);
 }
 
-/** getDeliveryToSend for many deliveries in one round trip (the sender batches concurrent attempts). */
+/**
+ * getDeliveryToSend for many deliveries in one round trip (the sender batches concurrent
+ * attempts): primary-key reads joined with their stream and account, as a prepared statement.
+ */
 export async function getDeliveriesToSend(
   db: Db,
   ids: readonly string[],
@@ -130,19 +132,14 @@ export async function getDeliveriesToSend(
     success_rate: number;
     webhook_url: string;
     secret: string;
-    queue_size: string;
-  }>(
-    // Queue sizes are counted once per stream of the batch, not once per delivery.
-    `WITH b AS (SELECT * FROM deliveries WHERE id = ANY($1::uuid[])),
-     q AS (SELECT p.stream_id, count(*) AS n FROM deliveries p
-            WHERE p.stream_id IN (SELECT DISTINCT stream_id FROM b) AND p.status IN ('pending', 'held')
-            GROUP BY p.stream_id)
-     SELECT b.id, b.stream_id, b.status, b.body, b.attempts, s.status AS stream_status, s.success_rate,
-            s.config->>'webhookUrl' AS webhook_url, a.webhook_secret AS secret, coalesce(q.n, 0) AS queue_size
-       FROM b JOIN streams s ON s.id = b.stream_id JOIN accounts a ON a.id = s.account_id
-       LEFT JOIN q ON q.stream_id = b.stream_id`,
-    [ids],
-  );
+  }>({
+    name: 'deliveries-to-send-v2',
+    text: `SELECT d.id, d.stream_id, d.status, d.body, d.attempts, s.status AS stream_status, s.success_rate,
+                  s.config->>'webhookUrl' AS webhook_url, a.webhook_secret AS secret
+             FROM deliveries d JOIN streams s ON s.id = d.stream_id JOIN accounts a ON a.id = s.account_id
+            WHERE d.id = ANY($1::uuid[])`,
+    values: [ids],
+  });
   return new Map(
     rows.map((r) => [
       r.id,
@@ -156,10 +153,25 @@ export async function getDeliveriesToSend(
         successRate: r.success_rate,
         webhookUrl: r.webhook_url,
         secret: r.secret,
-        queueSize: Number(r.queue_size),
       },
     ]),
   );
+}
+
+/** Pending and held deliveries per stream (`x-queue-size`), for many streams in one round trip. */
+export async function countQueuedDeliveries(
+  db: Db,
+  streamIds: readonly string[],
+): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ stream_id: string; n: string }>({
+    name: 'queued-deliveries-v1',
+    text: `SELECT stream_id, count(*) AS n FROM deliveries
+            WHERE stream_id = ANY($1::uuid[]) AND status IN ('pending', 'held') GROUP BY stream_id`,
+    values: [streamIds],
+  });
+  const out = new Map<string, number>(streamIds.map((id) => [id, 0]));
+  for (const r of rows) out.set(r.stream_id, Number(r.n));
+  return out;
 }
 
 /** Records one attempt and moves the delivery to its new status; the attempt number is allocated here. */
@@ -195,15 +207,16 @@ export async function recordDeliveredMany(
   list: readonly { deliveryId: string; statusCode: number; latencyMs: number }[],
 ): Promise<void> {
   if (list.length === 0) return;
-  await db.query(
-    `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[]) AS t(id, status_code, latency_ms)),
+  await db.query({
+    name: 'delivered-many-v1',
+    text: `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[]) AS t(id, status_code, latency_ms)),
      d AS (
        UPDATE deliveries SET attempts = deliveries.attempts + 1, status = 'delivered', last_error = NULL, delivered_at = now()
        FROM input WHERE deliveries.id = input.id RETURNING deliveries.id, deliveries.attempts)
      INSERT INTO delivery_attempts (delivery_id, attempt, status_code, latency_ms, error)
      SELECT d.id, d.attempts, i.status_code, i.latency_ms, NULL FROM d JOIN input i ON i.id = d.id`,
-    [list.map((a) => a.deliveryId), list.map((a) => a.statusCode), list.map((a) => a.latencyMs)],
-  );
+    values: [list.map((a) => a.deliveryId), list.map((a) => a.statusCode), list.map((a) => a.latencyMs)],
+  });
 }
 
 export async function setDeliveryStatus(db: Db, id: string, status: DeliveryStatus): Promise<void> {

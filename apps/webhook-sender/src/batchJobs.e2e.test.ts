@@ -1,0 +1,235 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { type IncomingHttpHeaders, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { type Pool, createPool, insertDelivery, insertStream } from '@tributary/db';
+import { createTestDatabase, getTestSettings, type TestDatabase, uniqueName } from '@tributary/testkit';
+import { WEBHOOK_QUEUE, enqueueDeliveries, signWebhook } from '@tributary/webhooks';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// Deliveries enqueued together (as the matcher enqueues a block event's) travel as one batch job.
+let db: TestDatabase;
+let pool: Pool;
+let queue: Queue;
+let receiver: Server;
+let base: string;
+let accountId: string;
+const queuePrefix = uniqueName('q');
+const SECRET = 'batch-secret';
+const received: { path: string; raw: string; headers: IncomingHttpHeaders }[] = [];
+const flakyFailures = new Set<string>();
+const held: ServerResponse[] = [];
+let holdSlow = true;
+const senders: ChildProcess[] = [];
+
+function startSender(): ChildProcess {
+  const s = getTestSettings();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: fileURLToPath(new URL('../', import.meta.url)),
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      REDIS_URL: s.redisUrl,
+      KAFKA_BROKERS: s.kafkaBrokers.join(','),
+      KAFKA_TOPIC_PREFIX: `${queuePrefix}.`,
+      KAFKAJS_NO_PARTITIONER_WARNING: '1',
+      WEBHOOK_QUEUE_PREFIX: queuePrefix,
+      ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+      SENDER_CONCURRENCY: '4',
+      WEBHOOK_TIMEOUT_MS: '20000',
+      RETRY_SCHEDULE_MS: '200,200',
+      // A killed sender's jobs come back soon.
+      LOCK_DURATION_MS: '2000',
+      STALLED_INTERVAL_MS: '500',
+      OPS_PORT: '0',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  senders.push(child);
+  return child;
+}
+
+const exitOf = (p: ChildProcess) =>
+  new Promise<void>((r) => (p.exitCode !== null || p.signalCode !== null ? r() : p.once('exit', () => r())));
+
+async function until(probe: () => boolean | Promise<boolean>, what: string) {
+  const deadline = Date.now() + 60_000;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function stream(path: string): Promise<string> {
+  const id = randomUUID();
+  await insertStream(pool, {
+    id,
+    accountId,
+    chainIds: [31337],
+    config: {
+      webhookUrl: `${base}${path}`,
+      description: 'd',
+      tag: path,
+      chainIds: ['0x7a69'],
+      includeNativeTxs: true,
+    },
+  });
+  return id;
+}
+
+let block = 0;
+async function delivery(streamId: string): Promise<string> {
+  block++;
+  const d = await insertDelivery(pool, {
+    id: randomUUID(),
+    streamId,
+    chainId: 31337,
+    blockNumber: block,
+    blockHash: `0x${block.toString(16).padStart(64, '0')}`,
+    confirmed: false,
+    body: JSON.stringify({ confirmed: false, block: { number: String(block) }, retries: 0 }),
+    status: 'pending',
+    logsCount: 0,
+    txsCount: 1,
+  });
+  return d.id;
+}
+
+const rowsOf = async (ids: string[]) =>
+  (
+    await pool.query<{ id: string; status: string; attempts: number }>(
+      'SELECT id, status, attempts FROM deliveries WHERE id = ANY($1::uuid[]) ORDER BY id',
+      [ids],
+    )
+  ).rows;
+const sentTo = (id: string) => received.filter((r) => r.headers['webhook-id'] === id);
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pool = createPool({ connectionString: db.url, max: 3 });
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '';
+      const id = String(req.headers['webhook-id']);
+      received.push({ path, raw: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
+      if (path === '/flaky' && !flakyFailures.has(id)) {
+        flakyFailures.add(id);
+        res.statusCode = 500;
+        res.end();
+        return;
+      }
+      if (path === '/slow' && holdSlow) {
+        held.push(res);
+        return;
+      }
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  queue = new Queue(WEBHOOK_QUEUE, {
+    connection: { url: getTestSettings().redisUrl, maxRetriesPerRequest: null },
+    prefix: queuePrefix,
+  });
+  accountId = randomUUID();
+  await pool.query('INSERT INTO accounts (id, name, webhook_secret) VALUES ($1, $2, $3)', [
+    accountId,
+    'a',
+    SECRET,
+  ]);
+});
+
+afterAll(async () => {
+  for (const s of senders) {
+    if (s.exitCode === null && s.signalCode === null) {
+      s.kill('SIGTERM');
+      await exitOf(s);
+    }
+  }
+  await queue?.obliterate({ force: true }).catch(() => undefined);
+  await queue?.close();
+  receiver?.closeAllConnections();
+  await new Promise<void>((r) => receiver?.close(() => r()));
+  await pool?.end();
+  await db?.drop();
+});
+
+describe('batch jobs', () => {
+  it('deliver every member once, signed; a failing member is retried on schedule as a job of its own', async () => {
+    const ok = await stream('/ok');
+    const flaky = await stream('/flaky');
+    const okIds = [await delivery(ok), await delivery(ok), await delivery(ok)];
+    const flakyId = await delivery(flaky);
+    const ids = [...okIds, flakyId];
+    await enqueueDeliveries(
+      queue,
+      ids.map((id) => ({ deliveryId: id, jobId: `job_${id}` })),
+    );
+    expect(await queue.getWaitingCount()).toBe(1); // one job for the four
+
+    const sender = startSender();
+    await until(async () => (await rowsOf(ids)).every((d) => d.status === 'delivered'), 'every delivery');
+    sender.kill('SIGTERM');
+    await exitOf(sender);
+
+    for (const id of okIds) {
+      const [only, ...more] = sentTo(id);
+      expect(more).toHaveLength(0);
+      expect(JSON.parse(only!.raw).retries).toBe(0);
+      expect(only!.headers['x-signature']).toBe(signWebhook(only!.raw, SECRET));
+    }
+    const flakyRequests = sentTo(flakyId);
+    expect(flakyRequests.map((r) => JSON.parse(r.raw).retries)).toEqual([0, 1]);
+    for (const r of flakyRequests) expect(r.headers['x-signature']).toBe(signWebhook(r.raw, SECRET));
+    const attempts = await pool.query(
+      'SELECT attempt, status_code, error FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt',
+      [flakyId],
+    );
+    expect(attempts.rows).toEqual([
+      { attempt: 1, status_code: 500, error: 'HTTP 500' },
+      { attempt: 2, status_code: 200, error: null },
+    ]);
+    expect((await rowsOf([flakyId]))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+  });
+
+  it('a sender killed mid-batch: another runs the batch again, sending only what was not delivered', async () => {
+    const fast = await stream('/fast');
+    const slow = await stream('/slow');
+    const fastIds = [await delivery(fast), await delivery(fast)];
+    const slowId = await delivery(slow);
+    const ids = [...fastIds, slowId];
+    await enqueueDeliveries(
+      queue,
+      ids.map((id) => ({ deliveryId: id, jobId: `job_${id}` })),
+    );
+
+    const first = startSender();
+    // The fast members are delivered and recorded; the slow one is in flight.
+    await until(async () => sentTo(slowId).length === 1, 'the slow request');
+    await until(
+      async () => (await rowsOf(fastIds)).every((d) => d.status === 'delivered'),
+      'the fast deliveries',
+    );
+    first.kill('SIGKILL');
+    await exitOf(first);
+    holdSlow = false;
+    for (const res of held.splice(0)) res.destroy();
+
+    const second = startSender();
+    await until(async () => (await rowsOf(ids)).every((d) => d.status === 'delivered'), 'every delivery');
+    second.kill('SIGTERM');
+    await exitOf(second);
+
+    for (const id of fastIds) expect(sentTo(id)).toHaveLength(1);
+    const slowRequests = sentTo(slowId);
+    expect(slowRequests).toHaveLength(2);
+    // The same delivery both times: the receiver can tell the repeat by its webhook-id.
+    expect(slowRequests.every((r) => r.headers['webhook-id'] === slowId)).toBe(true);
+    expect((await rowsOf([slowId]))[0]).toMatchObject({ status: 'delivered', attempts: 1 });
+  });
+});
