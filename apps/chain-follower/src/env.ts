@@ -37,6 +37,8 @@ export const envSchema = z.object({
   REORG_WINDOW: z.coerce.number().int().min(1).optional(),
   PROGRESS_INTERVAL_MS: envInt(5_000, 100),
   KAFKA_COMPRESSION: z.enum(['none', 'gzip']).default('gzip'),
+  /** Upper bound of one produce request (a backfill batch is sent in requests of at most this). */
+  KAFKA_MAX_REQUEST_BYTES: envInt(4 * 1024 * 1024, 1024),
   KAFKA_TOPIC_PARTITIONS: envInt(1, 1),
 });
 export type Env = z.infer<typeof envSchema>;

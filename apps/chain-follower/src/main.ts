@@ -68,7 +68,12 @@ await producer.connect();
 const follower = createChainFollower({
   rpc,
   pool,
-  publisher: createBlockPublisher({ producer, topic, compression: env.KAFKA_COMPRESSION }),
+  publisher: createBlockPublisher({
+    producer,
+    topic,
+    compression: env.KAFKA_COMPRESSION,
+    maxRequestBytes: env.KAFKA_MAX_REQUEST_BYTES,
+  }),
   heads,
   logger,
   metrics,

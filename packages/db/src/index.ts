@@ -82,21 +82,27 @@ export { getWebhookSecret, setWebhookSecret } from './streams/accountSecret.ts';
 export type {
   AddressKindRow,
   BlockRow,
+  BlockSegment,
   ChainSegment,
   LogRow,
   RemovedBlock,
+  SegmentBlock,
+  SegmentLog,
+  SegmentTransfer,
   TokenRow,
   TransferRow,
 } from './chain/chainRows.ts';
 export { type Cell, copyRows } from './chain/copyRows.ts';
+export { BinaryCopyWriter, copyBinary, encodeFields } from './chain/binaryCopy.ts';
+export { projectChainSegment } from './chain/projectChainSegment.ts';
 export {
   LOG_COLUMNS,
   TRANSFER_COLUMNS,
+  type BegunSegment,
   type SegmentResult,
-  logCells,
-  projectChainSegment,
-  transferCells,
-} from './chain/projectChainSegment.ts';
+  beginBlockSegment,
+  projectBlockSegment,
+} from './chain/projectBlockSegment.ts';
 export { removeChainBlock } from './chain/removeChainBlock.ts';
 export {
   type FollowerBlock,

@@ -2,12 +2,15 @@
 // per transaction) on a private anvil, backfills it end to end with the real services as child
 // processes (chain-follower -> Kafka -> projector -> indexed PostgreSQL), timing from PostgreSQL
 // (blocks projected, follower checkpoint), then measures in the same run the raw COPY rate of the
-// very same rows into identically indexed tables of a fresh database (copyRows, in-process).
+// very same rows into identically indexed tables of a fresh database (binary COPY with the projector's
+// own writer, in-process).
 // Prints progress and the figures; writes bench/results/backfill.json at the repo root.
 // Measures; never passes or fails on a time.
 // Env: BENCH_LOGS (1000000), BENCH_LOGS_PER_TX (5000), BENCH_COMPRESSION (none|gzip, default none),
 // BENCH_KEEP_LOGS=true keeps the services' log files, BENCH_CPU_PROF=<dir> writes their CPU profiles
-// there; DATABASE_URL, KAFKA_BROKERS as usual.
+// there, BENCH_NODE_OPTIONS replaces the services' NODE_OPTIONS, BENCH_NODE_ARGS adds node flags
+// (e.g. --trace-gc), BENCH_FOLLOWER_<NAME> overrides one of the follower settings below;
+// DATABASE_URL, KAFKA_BROKERS as usual.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -19,7 +22,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createKafka } from '@tributary/bus';
 import { bulkTransferEmitterAbi } from '@tributary/contracts';
-import { type Cell, copyRows, createPool, migrate } from '@tributary/db';
+import { copyBinary, createPool, migrate } from '@tributary/db';
 import { createDevnetClient, deployBulkTransferEmitter } from '@tributary/devnet';
 import pg from 'pg';
 
@@ -41,21 +44,25 @@ const FOLLOWER_ENV = {
   BACKFILL_FETCH_TRANSACTIONS: 'false',
   FETCH_TRACES: 'false',
   FETCH_ACCOUNT_KINDS: 'false',
-  RANGE_BLOCKS: '4',
+  RANGE_BLOCKS: '1',
   MAX_RANGE_BLOCKS: '2000',
-  RANGE_TARGET_LOGS: '10000',
+  RANGE_TARGET_LOGS: '5000',
   RPC_CONCURRENCY: '2',
   MAX_BATCH_BLOCKS: '200',
   POLL_INTERVAL_MS: '200',
   KAFKA_COMPRESSION: COMPRESSION,
   PROGRESS_INTERVAL_MS: '5000',
 };
+for (const key of Object.keys(FOLLOWER_ENV) as (keyof typeof FOLLOWER_ENV)[]) {
+  const override = process.env[`BENCH_FOLLOWER_${key}`];
+  if (override !== undefined) FOLLOWER_ENV[key] = override;
+}
 const PROJECTOR_ENV = {
-  KAFKA_MAX_BYTES_PER_PARTITION: String(16 * 1024 * 1024),
+  KAFKA_MAX_BYTES_PER_PARTITION: String(48 * 1024 * 1024),
   MAX_TRANSACTION_BYTES: String(16 * 1024 * 1024),
 };
 // Short-lived bulk objects: a larger young generation lets them die there instead of being promoted.
-const NODE_OPTIONS = '--max-semi-space-size=64';
+const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'] ?? '--max-semi-space-size=64';
 const PROFILE = process.env['BENCH_CPU_PROF'];
 
 const loadSamples: number[] = [];
@@ -209,12 +216,12 @@ try {
   const copyPool = createPool({ connectionString: copyUrl, max: 1 });
   const rawCopy: Record<string, { rows: number; seconds: number; rowsPerSec: number }> = {};
   for (const table of ['blocks', 'logs', 'transfers', 'balances'] as const) {
-    const { columns, rows } = await readRows(pool, table);
+    const { columns, types, rows } = await readRows(pool, table);
     const c = await copyPool.connect();
     try {
       const t0 = performance.now();
       await c.query('BEGIN');
-      await copyRows(c, table, columns, rows);
+      await copyRawRows(c, table, columns, types, rows);
       await c.query('COMMIT');
       const seconds = (performance.now() - t0) / 1000;
       rawCopy[table] = { rows: rows.length, seconds, rowsPerSec: Math.round(rows.length / seconds) };
@@ -265,11 +272,13 @@ try {
       note: 'the machine is shared: other engineers run test suites concurrently; load is the 1-minute load average',
     },
     note:
-      'end to end = chain-follower (eth_getLogs + headers, child process) -> Kafka -> projector (child process: ' +
-      'COPY into the indexed tables for blocks seen for the first time, staged INSERT ON CONFLICT otherwise; balances ' +
-      'and total supply) -> PostgreSQL, timed from the follower spawn until every block is projected; raw COPY = the ' +
-      'same rows (blocks, logs, transfers, balances) copied with copyRows into a freshly migrated database; anvil, ' +
-      'Kafka and PostgreSQL run on the same machine',
+      'end to end = chain-follower (eth_getLogs + headers, child process; v2 block events: decoded transfers name ' +
+      'their log) -> Kafka -> projector (child process: binary COPY into the indexed tables for blocks seen for the ' +
+      'first time, staged INSERT ON CONFLICT otherwise; balances and total supply summed per transaction; the next ' +
+      "transaction writes its new rows beside the previous one's and commits after it) -> PostgreSQL, timed from " +
+      'the follower spawn until every block is projected; raw COPY = the same rows (blocks, logs, transfers, ' +
+      'balances) copied with COPY (FORMAT binary), with the writer the projector uses, into a freshly migrated ' +
+      'database, one table after the other; anvil, Kafka and PostgreSQL run on the same machine',
   };
   console.log(JSON.stringify(result, null, 2));
   await mkdir(join(ROOT, 'bench/results'), { recursive: true });
@@ -293,7 +302,8 @@ try {
 function startApp(app: string, env: Record<string, string>): ChildProcess {
   const log = createWriteStream(join(logDir, `${app}.log`));
   const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE, app)}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts'], {
+  const extra = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...profile, ...extra, '--import', 'tsx', 'src/main.ts'], {
     cwd: join(ROOT, 'apps', app),
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -327,7 +337,18 @@ async function waitReady(opsPort: number, child: ChildProcess) {
   throw new Error(`service on ${opsPort} not ready; see ${logDir}`);
 }
 
-/** The rows of a table as copyRows cells (bytea as hex), in primary-key order. */
+/** Column types the raw COPY writes (those of the chain tables). */
+type ColumnType =
+  | 'bigint'
+  | 'integer'
+  | 'smallint'
+  | 'bytea'
+  | 'timestamptz'
+  | 'numeric'
+  | 'boolean'
+  | 'text';
+
+/** The rows of a table as text (bytea as hex, timestamps as Unix seconds), in primary-key order. */
 async function readRows(pool: pg.Pool, table: 'blocks' | 'logs' | 'transfers' | 'balances') {
   const info = await pool.query<{ column_name: string; data_type: string }>(
     `SELECT column_name, data_type FROM information_schema.columns
@@ -335,21 +356,78 @@ async function readRows(pool: pg.Pool, table: 'blocks' | 'logs' | 'transfers' | 
     [table],
   );
   const columns = info.rows.map((r) => r.column_name);
+  const types = info.rows.map((r): ColumnType => {
+    if (r.data_type.startsWith('timestamp')) return 'timestamptz';
+    if (['bigint', 'integer', 'smallint', 'bytea', 'numeric', 'boolean', 'text'].includes(r.data_type)) {
+      return r.data_type as ColumnType;
+    }
+    throw new Error(`${table}.${r.column_name}: no binary writer for ${r.data_type}`);
+  });
   const select = info.rows
-    .map((r) =>
-      r.data_type === 'bytea'
+    .map((r, i) =>
+      types[i] === 'bytea'
         ? `encode(${r.column_name}, 'hex') AS ${r.column_name}`
-        : r.data_type.startsWith('timestamp')
-          ? `to_char(${r.column_name} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${r.column_name}`
+        : types[i] === 'timestamptz'
+          ? `extract(epoch FROM ${r.column_name})::text AS ${r.column_name}`
           : `${r.column_name}::text AS ${r.column_name}`,
     )
     .join(', ');
   const res = await pool.query({ text: `SELECT ${select} FROM ${table} ORDER BY 1, 2, 3`, rowMode: 'array' });
-  const bytea = info.rows.map((r) => r.data_type === 'bytea');
-  const rows: Cell[][] = res.rows.map((row: (string | null)[]) =>
-    row.map((v, i) => (v === null ? null : bytea[i] ? { hex: `0x${v}` } : v)),
-  );
-  return { columns, rows };
+  return { columns, types, rows: res.rows as (string | null)[][] };
+}
+
+/**
+ * COPY ... (FORMAT binary) of rows read by readRows, with the binary writer the projector uses:
+ * the raw rate is that of PostgreSQL ingesting the same rows the same way, without the pipeline.
+ */
+async function copyRawRows(
+  client: pg.PoolClient,
+  table: string,
+  columns: string[],
+  types: ColumnType[],
+  rows: (string | null)[][],
+) {
+  await copyBinary(client, table, columns, function* (w) {
+    let n = 0;
+    for (const row of rows) {
+      w.row(row.length);
+      for (let i = 0; i < row.length; i++) {
+        const v = row[i]!;
+        if (v === null) {
+          w.null();
+          continue;
+        }
+        switch (types[i]!) {
+          case 'bigint':
+            w.int8(Number(v));
+            break;
+          case 'integer':
+            w.int4(Number(v));
+            break;
+          case 'smallint':
+            w.int2(Number(v));
+            break;
+          case 'bytea':
+            w.hex(v);
+            break;
+          case 'timestamptz':
+            w.timestampSeconds(Number(v));
+            break;
+          case 'numeric':
+            w.numeric(v);
+            break;
+          case 'boolean':
+            w.bool(v === 'true');
+            break;
+          case 'text':
+            w.text(v);
+            break;
+        }
+      }
+      if (++n % 1000 === 0) yield;
+    }
+    yield;
+  });
 }
 
 async function machine(dbUrl: string) {

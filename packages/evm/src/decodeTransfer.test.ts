@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeTransfer } from './decodeTransfer.ts';
+import { decodeCompactTransfer, decodeTransfer } from './decodeTransfer.ts';
 import { decodeText } from './readTokenMetadata.ts';
 import { TRANSFER_TOPIC0 } from './signatures.ts';
 
@@ -56,5 +56,24 @@ describe('decodeText', () => {
     expect(decodeText(`0x4d616b6572${'0'.repeat(54)}`)).toBe('Maker');
     expect(decodeText('0x')).toBeNull();
     expect(decodeText(null)).toBeNull();
+  });
+});
+
+describe('decodeCompactTransfer', () => {
+  it('gives from, to and the exact value by log index, for small and large values', () => {
+    for (const value of [0n, 1n, 2n ** 52n - 1n, 2n ** 52n, 2n ** 53n + 1n, 2n ** 256n - 1n]) {
+      const log = {
+        ...base,
+        topics: [TRANSFER_TOPIC0, pad(from), pad(to)],
+        data: `0x${value.toString(16).padStart(64, '0')}` as `0x${string}`,
+      };
+      expect(decodeCompactTransfer(log)).toEqual({ logIndex: 3, from, to, value: value.toString() });
+    }
+  });
+
+  it('refuses topics that are not zero-padded addresses', () => {
+    const data = `0x${'0'.repeat(63)}1` as `0x${string}`;
+    const bad = `0x${'1'.repeat(64)}` as `0x${string}`;
+    expect(decodeCompactTransfer({ ...base, topics: [TRANSFER_TOPIC0, bad, pad(to)], data })).toBeUndefined();
   });
 });

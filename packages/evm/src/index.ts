@@ -6,5 +6,5 @@ export {
   eventTopic0,
   functionSelector,
 } from './signatures.ts';
-export { decodeTransfer } from './decodeTransfer.ts';
+export { decodeCompactTransfer, decodeTransfer } from './decodeTransfer.ts';
 export { decodeText, decodeUint, readTokenMetadata } from './readTokenMetadata.ts';

@@ -1,12 +1,20 @@
 import { findKnownAddressKinds, findKnownTokens, type Pool } from '@tributary/db';
-import { ZERO_ADDRESS, decodeTransfer, readTokenMetadata } from '@tributary/evm';
+import { ZERO_ADDRESS, decodeCompactTransfer, readTokenMetadata } from '@tributary/evm';
 import type { Logger } from '@tributary/runtime';
-import type { AccountKind, Erc20Transfer, FullBlockEvent, TokenInfo, TokenMetadata } from '@tributary/schema';
+import {
+  type AccountKind,
+  BLOCK_EVENT_VERSION,
+  type CompactTransfer,
+  type FullBlockEvent,
+  type TokenInfo,
+  type TokenMetadata,
+} from '@tributary/schema';
 import type { Rpc } from './createRpc.ts';
 import type { FetchedBlock } from './fetchBlockRange.ts';
 import { mapLimit } from './mapLimit.ts';
 
-export type BlockBody = Omit<FullBlockEvent, 'type'>;
+/** What the follower publishes: v2 bodies (compact transfers). */
+export type BlockBody = Omit<Extract<FullBlockEvent, { v: 2 }>, 'type'>;
 
 export interface Enriched {
   bodies: BlockBody[];
@@ -49,23 +57,33 @@ export function createBlockEnricher(deps: {
     async enrich(blocks) {
       const batchHash = new Map(blocks.map((b) => [b.header.number, b.header.hash as string]));
       const hashAt = (n: number) => batchHash.get(n) ?? deps.canonicalHash(n);
-      const transfersOf = blocks.map((b) =>
-        b.logs.map(decodeTransfer).filter((t): t is Erc20Transfer => !!t),
-      );
-
+      // Decoded transfers and, per block, the distinct tokens they move (a transfer's token is its log's address).
+      const transfersOf: CompactTransfer[][] = [];
+      const tokensOf: string[][] = [];
       // First sighting of each token and each transfer party in this batch, oldest block first.
       const tokenFirst = new Map<string, number>();
       const accountFirst = new Map<string, number>();
-      blocks.forEach((b, i) => {
-        for (const t of transfersOf[i]!) {
-          if (!tokens.has(t.token) && !tokenFirst.has(t.token)) tokenFirst.set(t.token, b.header.number);
+      for (const b of blocks) {
+        const transfers: CompactTransfer[] = [];
+        const blockTokens = new Set<string>();
+        for (const log of b.logs) {
+          const t = decodeCompactTransfer(log);
+          if (!t) continue;
+          transfers.push(t);
+          const token = log.address;
+          if (!blockTokens.has(token)) {
+            blockTokens.add(token);
+            if (!tokens.has(token) && !tokenFirst.has(token)) tokenFirst.set(token, b.header.number);
+          }
           if (deps.accountKinds === false) continue;
           for (const a of [t.from, t.to]) {
             if (a !== ZERO_ADDRESS && !accounts.has(a) && !accountFirst.has(a))
               accountFirst.set(a, b.header.number);
           }
         }
-      });
+        transfersOf.push(transfers);
+        tokensOf.push([...blockTokens]);
+      }
 
       const known = await findKnownTokens(deps.pool, deps.chainId, [...tokenFirst.keys()]);
       const toRead: [string, number][] = [];
@@ -115,7 +133,7 @@ export function createBlockEnricher(deps: {
       const kindsByBlock = groupBy(kinds, (k) => k.block);
 
       const bodies: BlockBody[] = blocks.map((b, i) => ({
-        v: 1,
+        v: BLOCK_EVENT_VERSION,
         chainId: deps.chainId,
         block: b.header,
         transactions: b.transactions ?? [],
@@ -123,7 +141,7 @@ export function createBlockEnricher(deps: {
         internalTransactions: b.internalTransactions ?? [],
         transfers: transfersOf[i]!,
         tokens: metaByBlock.get(b.header.number) ?? ([] as TokenMetadata[]),
-        tokenInfo: [...new Set(transfersOf[i]!.map((t) => t.token))].map(infoOf),
+        tokenInfo: tokensOf[i]!.map(infoOf),
         accounts: (kindsByBlock.get(b.header.number) ?? []).map((k) => k.kind),
         hasTransactions: b.transactions !== null,
         hasInternalTransactions: b.internalTransactions !== null,

@@ -8,7 +8,7 @@ import {
   rewindFollower,
 } from '@tributary/db';
 import { type Logger, type Registry, sleep } from '@tributary/runtime';
-import type { BlockEvent } from '@tributary/schema';
+import { BLOCK_EVENT_VERSION, type BlockEvent } from '@tributary/schema';
 import type { BlockPublisher } from '../publish/createBlockPublisher.ts';
 import { type CanonicalChain, createCanonicalChain } from '../reorg/createCanonicalChain.ts';
 import { DeepReorgError, findForkPoint } from '../reorg/findForkPoint.ts';
@@ -127,7 +127,7 @@ export function createChainFollower(deps: {
     const orphans = chain.above(fork);
     const events: BlockEvent[] = orphans.map((b) => ({
       type: 'removed',
-      v: 1,
+      v: BLOCK_EVENT_VERSION,
       chainId: o.chainId,
       block: {
         number: b.number,

@@ -1,6 +1,7 @@
-import { type Compression, blockEventCodec, sendInOrder } from '@tributary/bus';
+import { type Compression, sendInOrder } from '@tributary/bus';
 import type { BlockEvent } from '@tributary/schema';
 import type { Producer } from 'kafkajs';
+import { encodeBlockEvent } from './encodeBlockEvent.ts';
 
 export interface BlockPublisher {
   /** Resolves once Kafka acknowledged every event (in order, key = chain id). */
@@ -16,7 +17,7 @@ export function createBlockPublisher(deps: {
   return {
     async publish(events) {
       if (events.length === 0) return;
-      const messages = events.map((e) => ({ key: String(e.chainId), value: blockEventCodec.encodeOwn(e) }));
+      const messages = events.map((e) => ({ key: String(e.chainId), value: encodeBlockEvent(e) }));
       await sendInOrder(deps.producer, {
         topic: deps.topic,
         messages,

@@ -53,6 +53,17 @@ function block(n: number, transfers: [string, string, bigint][], type: 'new' | '
   return event;
 }
 
+/** The same block as a v2 event: each transfer names its log, token and transaction come from it. */
+function v2(e: BlockEvent): BlockEvent {
+  if (e.type === 'removed') return { ...e, v: 2 };
+  if (e.v === 2) return e;
+  return {
+    ...e,
+    v: 2,
+    transfers: e.transfers.map((t) => ({ logIndex: t.logIndex, from: t.from, to: t.to, value: t.value })),
+  };
+}
+
 const alice = a(0xa1);
 const bob = a(0xb0);
 const chain: BlockEvent[] = [
@@ -83,13 +94,13 @@ async function admin(sql: string) {
   }
 }
 
-async function freshDatabase() {
+async function freshDatabase(poolSize = 2) {
   const name = `projector_${randomBytes(5).toString('hex')}`;
   await admin(`CREATE DATABASE "${name}"`);
   const url = new URL(BASE_URL);
   url.pathname = `/${name}`;
   await migrate(url.toString(), () => {});
-  const pool = createPool({ connectionString: url.toString(), max: 2 });
+  const pool = createPool({ connectionString: url.toString(), max: poolSize });
   pools.push({ pool, name });
   const projector = createBlockProjector({
     pool,
@@ -270,5 +281,52 @@ describe('createBlockProjector', () => {
       { owner: alice.slice(2), balance: '95' },
       { owner: bob.slice(2), balance: '1' },
     ]);
+  });
+
+  it('projects v2 events (compact transfers) exactly as v1 events, replays included', async () => {
+    const v1 = await freshDatabase();
+    await v1.projector.projectBatch(chain);
+    const expected = await tables(v1.pool);
+    const db = await freshDatabase();
+    const outcome = await db.projector.projectBatch(chain.map(v2));
+    expect(outcome).toEqual({ blocks: 4, logs: 4, transfers: 4, removedBlocks: 0 });
+    expect(await tables(db.pool)).toEqual(expected);
+    // Replays, mixed versions and overlapping batches change nothing.
+    await db.projector.projectBatch(chain);
+    await db.projector.projectBatch(chain.slice(1).map(v2));
+    expect(await tables(db.pool)).toEqual(expected);
+    // Removal and a new branch in v2.
+    await db.projector.projectBatch([v2(removed(3)), v2(removed(2))]);
+    await v1.projector.projectBatch([removed(3), removed(2)]);
+    expect(await tables(db.pool)).toEqual(await tables(v1.pool));
+  });
+
+  it('gives the same tables when batches are started side by side and finished in order', async () => {
+    const sequential = await freshDatabase();
+    await sequential.projector.projectBatch(chain);
+    const expected = await tables(sequential.pool);
+
+    const db = await freshDatabase(4);
+    // Three batches, the last two repeating blocks of the first (a replay in flight): each later
+    // batch writes its new rows while the one before is open, and finishes after it committed.
+    const first = await db.projector.startBatch(chain.slice(0, 3).map(v2));
+    const second = db.projector.startBatch(chain.slice(2).map(v2));
+    const third = db.projector.startBatch(chain.slice(1, 3));
+    // Not committed yet: nothing is visible to other sessions.
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM blocks')).rows[0].n).toBe(0);
+    expect(await first.finish()).toEqual({ blocks: 3, logs: 3, transfers: 3, removedBlocks: 0 });
+    // The second batch's block 2 is the first's: it waited for it, then took the careful path.
+    expect(await (await second).finish()).toEqual({ blocks: 1, logs: 1, transfers: 1, removedBlocks: 0 });
+    expect(await (await third).finish()).toEqual({ blocks: 0, logs: 0, transfers: 0, removedBlocks: 0 });
+    expect(await tables(db.pool)).toEqual(expected);
+
+    // An aborted batch leaves nothing; the same blocks projected afterwards count once.
+    const again = await freshDatabase();
+    const aborted = await again.projector.startBatch(chain.slice(0, 2));
+    await aborted.abort();
+    expect((await again.pool.query('SELECT count(*)::int AS n FROM blocks')).rows[0].n).toBe(0);
+    await again.projector.projectBatch(chain);
+    expect(await tables(again.pool)).toEqual(expected);
+    await expect(again.projector.startBatch([removed(3)])).rejects.toThrow(/removes blocks/);
   });
 });

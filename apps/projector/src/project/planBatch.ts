@@ -1,7 +1,7 @@
-import type { ChainSegment, RemovedBlock } from '@tributary/db';
+import type { BlockSegment, RemovedBlock, SegmentTransfer } from '@tributary/db';
 import type { BlockEvent, FullBlockEvent } from '@tributary/schema';
 
-export type BatchStep = { kind: 'segment'; segment: ChainSegment } | { kind: 'remove'; block: RemovedBlock };
+export type BatchStep = { kind: 'segment'; segment: BlockSegment } | { kind: 'remove'; block: RemovedBlock };
 
 /**
  * Splits a batch of block events into steps that keep their order: runs of new/confirmed blocks
@@ -44,51 +44,21 @@ export function planBatch(events: readonly BlockEvent[]): BatchStep[] {
   return steps;
 }
 
-function toSegment(items: { event: FullBlockEvent; confirmed: boolean }[]): ChainSegment {
-  const seg: ChainSegment = { blocks: [], logs: [], transfers: [], tokens: [], addressKinds: [] };
+function toSegment(items: { event: FullBlockEvent; confirmed: boolean }[]): BlockSegment {
+  const seg: BlockSegment = { blocks: [], tokens: [], addressKinds: [] };
   for (const { event: e, confirmed } of items) {
     const chainId = e.chainId;
-    const blockNumber = e.block.number;
-    const blockHash = e.block.hash;
-    const blockTimestamp = e.block.timestamp;
     seg.blocks.push({
       chainId,
-      number: blockNumber,
-      hash: blockHash,
+      number: e.block.number,
+      hash: e.block.hash,
       parentHash: e.block.parentHash,
-      timestamp: blockTimestamp,
+      timestamp: e.block.timestamp,
       confirmed,
+      // Log objects are written as they are; v1 transfers too.
+      logs: e.logs,
+      transfers: e.v === 1 ? e.transfers : resolveTransfers(e),
     });
-    // Object literals with one fixed shape (no spread): blocks can carry tens of thousands of logs.
-    for (const l of e.logs) {
-      seg.logs.push({
-        chainId,
-        blockNumber,
-        logIndex: l.logIndex,
-        blockHash,
-        blockTimestamp,
-        transactionHash: l.transactionHash,
-        transactionIndex: l.transactionIndex,
-        address: l.address,
-        topics: l.topics,
-        data: l.data,
-      });
-    }
-    for (const t of e.transfers) {
-      seg.transfers.push({
-        chainId,
-        blockNumber,
-        logIndex: t.logIndex,
-        blockHash,
-        blockTimestamp,
-        transactionHash: t.transactionHash,
-        transactionIndex: t.transactionIndex,
-        token: t.token,
-        from: t.from,
-        to: t.to,
-        value: t.value,
-      });
-    }
     for (const t of e.tokens) {
       seg.tokens.push({
         chainId,
@@ -98,11 +68,41 @@ function toSegment(items: { event: FullBlockEvent; confirmed: boolean }[]): Chai
         decimals: t.decimals,
         totalSupply: t.totalSupply,
         readAtBlock: t.readAtBlock,
-        firstSeenHash: blockHash,
+        firstSeenHash: e.block.hash,
       });
     }
     for (const a of e.accounts)
       seg.addressKinds.push({ chainId, address: a.address, isContract: a.isContract });
   }
   return seg;
+}
+
+/** v2 transfers name their log: token and transaction come from it (the schema checked it is there). */
+function resolveTransfers(e: Extract<FullBlockEvent, { v: 2 }>): SegmentTransfer[] {
+  const logs = e.logs;
+  let byIndex: Map<number, (typeof logs)[number]> | undefined;
+  const logAt = (logIndex: number) => {
+    // Logs usually sit at their index (a block's logs are numbered from 0).
+    const direct = logs[logIndex];
+    if (direct?.logIndex === logIndex) return direct;
+    byIndex ??= new Map(logs.map((l) => [l.logIndex, l]));
+    const log = byIndex.get(logIndex);
+    if (!log) throw new Error(`block ${e.block.number}: transfer names missing log ${logIndex}`);
+    return log;
+  };
+  const out: SegmentTransfer[] = new Array(e.transfers.length);
+  for (let i = 0; i < e.transfers.length; i++) {
+    const t = e.transfers[i]!;
+    const log = logAt(t.logIndex);
+    out[i] = {
+      logIndex: t.logIndex,
+      transactionHash: log.transactionHash,
+      transactionIndex: log.transactionIndex,
+      token: log.address,
+      from: t.from,
+      to: t.to,
+      value: t.value,
+    };
+  }
+  return out;
 }

@@ -68,3 +68,43 @@ export interface RemovedBlock {
   number: number;
   hash: string;
 }
+
+/** A log as block events carry it (the block's number, hash and time come from its block). */
+export interface SegmentLog {
+  logIndex: number;
+  transactionHash: string;
+  transactionIndex: number;
+  address: string;
+  topics: readonly string[];
+  data: string;
+}
+
+/** A decoded ERC20 transfer of a block (token = its log's address). */
+export interface SegmentTransfer {
+  logIndex: number;
+  transactionHash: string;
+  transactionIndex: number;
+  token: string;
+  from: string;
+  to: string;
+  /** Decimal digits. */
+  value: string;
+}
+
+/** A block with its logs and transfers, as the projector gets it from one block event. */
+export interface SegmentBlock extends BlockRow {
+  logs: readonly SegmentLog[];
+  transfers: readonly SegmentTransfer[];
+  /**
+   * Rows only: no block row to write; its rows are kept only if `blocks` already holds this
+   * number with this hash (rows handed in without their header, see projectChainSegment).
+   */
+  rowsOnly?: boolean;
+}
+
+/** One run of new/confirmed blocks grouped by block: what projectBlockSegment writes. */
+export interface BlockSegment {
+  blocks: SegmentBlock[];
+  tokens: TokenRow[];
+  addressKinds: AddressKindRow[];
+}
