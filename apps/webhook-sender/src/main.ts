@@ -21,11 +21,6 @@ const pool = createPool({
   application: 'webhook-sender',
 });
 pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
-// Short indexed reads and writes only: JIT compilation (tens of ms when a plan's estimate crosses
-// its threshold, as the queue-size count of a long queue does) never pays off here.
-pool.on('connect', (client) => {
-  client.query('SET jit = off').catch((err: unknown) => logger.warn({ err }, 'could not turn JIT off'));
-});
 const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: env.KAFKA_CLIENT_ID, logger });
 // DefaultPartitioner: named explicitly, which also silences kafkajs' start-up warning about it.
 const producer = kafka.producer({
