@@ -19,7 +19,10 @@ CREATE TEMP TABLE IF NOT EXISTS stage_owner_deltas (
   ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS stage_supply (
   chain_id bigint, token_address bytea, block_number bigint, delta numeric(78, 0)) ON COMMIT DELETE ROWS;
-TRUNCATE stage_blocks, stage_logs, stage_transfers, stage_tokens, stage_kinds, stage_owner_deltas, stage_supply;`;
+-- Rows an earlier segment of the same transaction staged (commit empties them). DELETE, not
+-- TRUNCATE: a TRUNCATE gives each table a new file, every transaction.
+DELETE FROM stage_blocks; DELETE FROM stage_logs; DELETE FROM stage_transfers; DELETE FROM stage_tokens;
+DELETE FROM stage_kinds; DELETE FROM stage_owner_deltas; DELETE FROM stage_supply;`;
 
 const INSERT_FRESH_BLOCKS = `
 INSERT INTO blocks (chain_id, number, hash, parent_hash, timestamp, confirmed)
@@ -372,26 +375,17 @@ async function applyDeltas(client: PoolClient, blocks: readonly SegmentBlock[]) 
     for (const [token, delta] of blockSupply)
       supply.push({ chainId: b.chainId, token, block: b.number, delta });
   }
-  let rows = 0;
-  await copyBinary(
-    client,
-    'stage_owner_deltas',
-    ['chain_id', 'token_address', 'owner_address', 'delta', 'transfers'],
-    function* (w) {
-      for (const [chainId, byToken] of owners) {
-        const chain = encodeFields((x) => x.int8(chainId));
-        for (const [token, byOwner] of byToken) {
-          const tokenField = encodeFields((x) => x.hex(token));
-          for (const [owner, d] of byOwner) {
-            w.row(5).raw(chain).raw(tokenField).hex(owner).numeric(d.delta).int8(d.transfers);
-            if (++rows % 1000 === 0) yield;
-          }
-        }
-      }
-      yield;
-    },
-  );
-  if (rows > 0) await client.query(APPLY_BALANCES);
+  const deltas: Delta[] = [];
+  for (const [chainId, byToken] of owners) {
+    for (const [token, byOwner] of byToken) {
+      for (const [owner, d] of byOwner) deltas.push({ chainId, token, owner, d });
+    }
+  }
+  if (deltas.length > 0) {
+    const columns = ['chain_id', 'token_address', 'owner_address', 'delta', 'transfers'];
+    await copyDeltas(client, 'stage_owner_deltas', columns, deltas);
+    await client.query(APPLY_BALANCES);
+  }
   if (supply.length > 0) {
     await copyBinary(
       client,
@@ -404,6 +398,30 @@ async function applyDeltas(client: PoolClient, blocks: readonly SegmentBlock[]) 
     );
     await client.query(APPLY_SUPPLY);
   }
+}
+
+interface Delta {
+  chainId: number;
+  token: string;
+  owner: string;
+  d: OwnerDelta;
+}
+
+async function copyDeltas(client: PoolClient, table: string, columns: string[], deltas: Delta[]) {
+  await copyBinary(client, table, columns, function* (w) {
+    let lastToken = '';
+    let tokenField: Buffer = Buffer.alloc(0);
+    for (let i = 0; i < deltas.length; i++) {
+      const { chainId, token, owner, d } = deltas[i]!;
+      if (token !== lastToken) {
+        lastToken = token;
+        tokenField = encodeFields((x) => x.hex(token));
+      }
+      w.row(5).int8(chainId).raw(tokenField).hex(owner).numeric(d.delta).int8(d.transfers);
+      if ((i + 1) % 1000 === 0) yield;
+    }
+    yield;
+  });
 }
 
 function add(byOwner: Map<string, OwnerDelta>, owner: string, delta: bigint) {
