@@ -1,5 +1,6 @@
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import type { Codec } from './codec.ts';
+import { createGroupConsumer } from './createGroupConsumer.ts';
 
 export interface DecodedMessage<T> {
   value: T;
@@ -32,29 +33,16 @@ export function createBatchConsumer<T>(opts: {
   handle: (messages: DecodedMessage<T>[], partition: number) => Promise<void>;
 }): BatchConsumer {
   const maxHandleBytes = opts.maxHandleBytes ?? 16 * 1024 * 1024;
-  const consumer = opts.kafka.consumer({
+  const { consumer, isConnected, setConnected } = createGroupConsumer(opts.kafka, {
     groupId: opts.groupId,
-    maxBytesPerPartition: opts.maxBytesPerPartition ?? 16 * 1024 * 1024,
-    maxBytes: 64 * 1024 * 1024,
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3_000,
-  });
-  let connected = false;
-  consumer.on(consumer.events.CONNECT, () => {
-    connected = true;
-  });
-  consumer.on(consumer.events.DISCONNECT, () => {
-    connected = false;
-  });
-  consumer.on(consumer.events.CRASH, () => {
-    connected = false;
+    maxBytesPerPartition: opts.maxBytesPerPartition,
   });
   return {
     consumer,
-    isConnected: () => connected,
+    isConnected,
     async start() {
       await consumer.connect();
-      connected = true;
+      setConnected(true);
       await consumer.subscribe({ topic: opts.topic, fromBeginning: opts.fromBeginning ?? true });
       await consumer.run({
         autoCommit: false,
@@ -97,7 +85,7 @@ export function createBatchConsumer<T>(opts: {
     async stop() {
       await consumer.stop();
       await consumer.disconnect();
-      connected = false;
+      setConnected(false);
     },
   };
 }

@@ -3,3 +3,4 @@ export { DEFAULT_MAX_MESSAGE_BYTES, type TopicSpec, ensureTopics } from './ensur
 export { type Codec, DecodeError, blockEventCodec, jsonCodec } from './codec.ts';
 export { type Compression, createIdempotentProducer, sendInOrder } from './createIdempotentProducer.ts';
 export { type BatchConsumer, type DecodedMessage, createBatchConsumer } from './createBatchConsumer.ts';
+export { type GroupConsumer, createGroupConsumer } from './createGroupConsumer.ts';

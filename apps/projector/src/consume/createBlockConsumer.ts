@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { blockEventCodec } from '@tributary/bus';
+import { blockEventCodec, createGroupConsumer } from '@tributary/bus';
 import type { Logger } from '@tributary/runtime';
 import type { BlockEvent } from '@tributary/schema';
 import type { Kafka, KafkaMessage } from 'kafkajs';
@@ -34,23 +34,9 @@ export function createBlockConsumer(deps: {
   maxTransactionBytes?: number;
 }): BlockConsumer {
   const maxTransactionBytes = deps.maxTransactionBytes ?? 16 * 1024 * 1024;
-  const maxBytesPerPartition = deps.maxBytesPerPartition ?? 16 * 1024 * 1024;
-  const consumer = deps.kafka.consumer({
+  const { consumer, isConnected, setConnected } = createGroupConsumer(deps.kafka, {
     groupId: deps.groupId,
-    maxBytesPerPartition,
-    maxBytes: Math.max(64 * 1024 * 1024, maxBytesPerPartition),
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3_000,
-  });
-  let connected = false;
-  consumer.on(consumer.events.CONNECT, () => {
-    connected = true;
-  });
-  consumer.on(consumer.events.DISCONNECT, () => {
-    connected = false;
-  });
-  consumer.on(consumer.events.CRASH, () => {
-    connected = false;
+    maxBytesPerPartition: deps.maxBytesPerPartition,
   });
 
   function logBatch(
@@ -121,10 +107,10 @@ export function createBlockConsumer(deps: {
   }
 
   return {
-    isConnected: () => connected,
+    isConnected,
     async start() {
       await consumer.connect();
-      connected = true;
+      setConnected(true);
       await consumer.subscribe({ topic: deps.topic, fromBeginning: true });
       await consumer.run({
         autoCommit: false,
@@ -171,7 +157,7 @@ export function createBlockConsumer(deps: {
     async stop() {
       await consumer.stop();
       await consumer.disconnect();
-      connected = false;
+      setConnected(false);
     },
   };
 }
