@@ -4,7 +4,7 @@
 // cannot hide: no coordinated omission). Closed-loop rate limiting instead sends each second's
 // quota in a burst from every connection at once, which measures the burst, not the rate.
 import { performance } from 'node:perf_hooks';
-import { Pool } from 'undici';
+import { KeepAliveConnection, type RawResponse } from './keepAliveConnection.ts';
 
 export interface OpenLoopOptions {
   /** e.g. http://127.0.0.1:8080 */
@@ -36,9 +36,59 @@ export function percentile(sortedMs: readonly number[], p: number): number {
   return sortedMs[i] as number;
 }
 
+/** Up to `max` keep-alive connections; a request waits (and the wait counts) when all are busy. */
+function connectionPool(origin: string, max: number, headers: Record<string, string>) {
+  const url = new URL(origin);
+  const host = url.hostname;
+  const port = Number(url.port || 80);
+  const headerLines = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  const idle: KeepAliveConnection[] = [];
+  const all = new Set<KeepAliveConnection>();
+  const waiting: ((c: KeepAliveConnection) => void)[] = [];
+  const acquire = (): Promise<KeepAliveConnection> | KeepAliveConnection => {
+    const c = idle.pop();
+    if (c) return c;
+    if (all.size < max) {
+      const fresh = new KeepAliveConnection(host, port);
+      all.add(fresh);
+      return fresh;
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+  const release = (c: KeepAliveConnection) => {
+    if (!c.usable) {
+      all.delete(c);
+      const next = waiting.shift();
+      if (next) {
+        const fresh = new KeepAliveConnection(host, port);
+        all.add(fresh);
+        next(fresh);
+      }
+      return;
+    }
+    const next = waiting.shift();
+    if (next) next(c);
+    else idle.push(c);
+  };
+  return {
+    async get(path: string): Promise<RawResponse> {
+      const c = await acquire();
+      try {
+        return await c.get(path, headerLines);
+      } finally {
+        release(c);
+      }
+    },
+    destroy() {
+      for (const c of all) c.destroy();
+    },
+  };
+}
+
 export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
-  // undici: the cheapest HTTP client at hand, so the generator takes little of the shared cores.
-  const pool = new Pool(o.origin, { connections: o.maxConnections, pipelining: 1 });
+  const pool = connectionPool(o.origin, o.maxConnections, o.headers);
   const total = Math.round(o.rate * o.seconds);
   const intervalMs = 1000 / o.rate;
   const latencies: number[] = [];
@@ -53,7 +103,7 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
 
   return new Promise((resolve) => {
     const finish = () => {
-      void pool.destroy();
+      pool.destroy();
       latencies.sort((a, b) => a - b);
       resolve({
         due: total,
@@ -71,12 +121,11 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
       inFlight++;
       if (inFlight > maxInFlight) maxInFlight = inFlight;
       try {
-        const res = await pool.request({ path, method: 'GET', headers: o.headers });
-        const body = Buffer.from(await res.body.arrayBuffer());
+        const { status, body } = await pool.get(path);
         latencies.push(performance.now() - dueAt);
-        statusCounts[res.statusCode] = (statusCounts[res.statusCode] ?? 0) + 1;
+        statusCounts[status] = (statusCounts[status] ?? 0) + 1;
         bytes += body.length;
-        o.onResponse?.(path, res.statusCode, body);
+        o.onResponse?.(path, status, body);
       } catch {
         errors++;
       } finally {

@@ -36,6 +36,10 @@ export async function startGateway(env: Record<string, string | undefined>): Pro
     stderr = (stderr + chunk.toString()).slice(-4_000);
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A bench that dies (e.g. its database restarted) must not leave its gateway running.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
