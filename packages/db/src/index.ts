@@ -16,7 +16,7 @@ export {
 } from './accounts/apiKeys.ts';
 export type { LogPosition, SortOrder } from './queries/keyset.ts';
 export {
-  type WalletTransferRow,
+  type WalletTransferRecord,
   type WalletTransfersFilter,
   type WalletTransfersQuery,
   countWalletTransfers,

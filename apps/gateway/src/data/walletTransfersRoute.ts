@@ -119,9 +119,9 @@ export function walletTransfersRoute(deps: DataDeps) {
     }
     const tokens = await deps.tokenMetadata.lookup(
       chain.id,
-      found.rows.map((t) => t.tokenAddress),
+      found.records.map((t) => t.tokenAddress),
     );
-    const last = found.rows.at(-1);
+    const last = found.records.at(-1);
     const cursor =
       found.hasMore && last
         ? deps.cursors.encode<LogPositionKey>(binding, {
@@ -136,7 +136,7 @@ export function walletTransfersRoute(deps: DataDeps) {
       page_size: String(limit),
       total: String(total),
       cursor,
-      result: rawJsonArray(found.rows.map((t) => transferRecordJson(t, tokens.get(t.tokenAddress)))),
+      result: rawJsonArray(found.records.map((t) => transferRecordJson(t, tokens.get(t.tokenAddress)))),
     });
   };
 }
