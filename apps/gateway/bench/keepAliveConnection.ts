@@ -82,6 +82,7 @@ export class KeepAliveConnection {
 
   get(path: string, headerLines: string): Promise<RawResponse> {
     if (this.pending) throw new Error('one request at a time');
+    if (!this.usable) return Promise.reject(new Error('connection closed'));
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject };
       this.socket.write(`GET ${path} HTTP/1.1\r\nhost: localhost\r\n${headerLines}\r\n`);

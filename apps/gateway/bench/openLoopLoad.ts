@@ -48,8 +48,11 @@ function connectionPool(origin: string, max: number, headers: Record<string, str
   const all = new Set<KeepAliveConnection>();
   const waiting: ((c: KeepAliveConnection) => void)[] = [];
   const acquire = (): Promise<KeepAliveConnection> | KeepAliveConnection => {
-    const c = idle.pop();
-    if (c) return c;
+    // The server closes idle connections after its keep-alive timeout: skip those.
+    for (let c = idle.pop(); c; c = idle.pop()) {
+      if (c.usable) return c;
+      all.delete(c);
+    }
     if (all.size < max) {
       const fresh = new KeepAliveConnection(host, port);
       all.add(fresh);
@@ -87,6 +90,8 @@ function connectionPool(origin: string, max: number, headers: Record<string, str
   };
 }
 
+const STRAGGLER_SECONDS = 60;
+
 export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   const pool = connectionPool(o.origin, o.maxConnections, o.headers);
   const total = Math.round(o.rate * o.seconds);
@@ -102,7 +107,14 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   const start = performance.now();
 
   return new Promise((resolve) => {
+    let finished = false;
+    // Responses still missing this long after the last request was due count as errors.
+    const deadline = setTimeout(() => finish(), (o.seconds + STRAGGLER_SECONDS) * 1000);
     const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(deadline);
+      errors += total - settled;
       pool.destroy();
       latencies.sort((a, b) => a - b);
       resolve({
@@ -122,16 +134,16 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
       if (inFlight > maxInFlight) maxInFlight = inFlight;
       try {
         const { status, body } = await pool.get(path);
+        if (finished) return;
         latencies.push(performance.now() - dueAt);
         statusCounts[status] = (statusCounts[status] ?? 0) + 1;
         bytes += body.length;
         o.onResponse?.(path, status, body);
       } catch {
-        errors++;
+        if (!finished) errors++;
       } finally {
         inFlight--;
-        settled++;
-        if (settled === total) finish();
+        if (!finished && ++settled === total) finish();
       }
     };
     const tick = () => {
