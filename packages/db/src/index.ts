@@ -24,7 +24,7 @@ export {
   latestTransferBlock,
 } from './queries/walletTransfers.ts';
 export {
-  type ContractLogRow,
+  type ContractLogRecord,
   type ContractLogsQuery,
   findContractLogs,
 } from './queries/contractLogs.ts';

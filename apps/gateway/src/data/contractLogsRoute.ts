@@ -1,4 +1,4 @@
-import { type ContractLogRow, findContractLogs } from '@tributary/db';
+import { findContractLogs } from '@tributary/db';
 import type { Request, Response } from 'express';
 import { RawJson } from '../json/rawJson.ts';
 import { sendJson } from '../json/sendJson.ts';
@@ -15,24 +15,6 @@ import {
 } from '../params/queryParams.ts';
 import { capToBlock, resolveBlockRange } from './blockRange.ts';
 import { type DataDeps, type LogPositionKey, logPositionKey } from './dataDeps.ts';
-
-/** Log record (spec 2.3); absent topics are "" (never null). */
-export function toLogRecord(l: ContractLogRow) {
-  return {
-    transaction_hash: l.transactionHash,
-    address: l.address,
-    block_timestamp: l.blockTimestamp.toISOString(),
-    block_number: l.blockNumber,
-    block_hash: l.blockHash,
-    data: l.data,
-    topic0: l.topic0 ?? '',
-    topic1: l.topic1 ?? '',
-    topic2: l.topic2 ?? '',
-    topic3: l.topic3 ?? '',
-    transaction_index: l.transactionIndex,
-    log_index: l.logIndex,
-  };
-}
 
 /**
  * GET /api/v2.2/:address/logs (spec 4.2). topic0 is required. block_number wins over
@@ -97,7 +79,7 @@ export function contractLogsRoute(deps: DataDeps) {
       pinHead: state === undefined,
     });
     const pin = state ? state.pin : found.pin;
-    const last = found.rows.at(-1);
+    const last = found.records.at(-1);
     const cursor =
       found.hasMore && last
         ? deps.cursors.encode<LogPositionKey>(binding, {
@@ -110,8 +92,8 @@ export function contractLogsRoute(deps: DataDeps) {
       page: String(page),
       page_size: String(limit),
       cursor,
-      // Log records hold no bigint: the native serialiser writes them.
-      result: new RawJson(JSON.stringify(found.rows.map(toLogRecord))),
+      // Written by PostgreSQL (findContractLogs).
+      result: new RawJson(`[${found.records.map((r) => r.json).join(',')}]`),
     });
   };
 }

@@ -24,43 +24,49 @@ export interface ContractLogsQuery {
   pinHead?: boolean;
 }
 
-export interface ContractLogRow {
+/** One log of a page, as PostgreSQL wrote it. */
+export interface ContractLogRecord {
   blockNumber: number;
   logIndex: number;
-  blockHash: string;
-  blockTimestamp: Date;
-  transactionHash: string;
-  transactionIndex: number;
-  address: string;
-  data: string;
-  topic0: string | null;
-  topic1: string | null;
-  topic2: string | null;
-  topic3: string | null;
+  /**
+   * The API's log record (spec 2.3, its fields in its order) as compact JSON: hashes, address
+   * and data 0x hex, an absent topic "", integers as JSON integers, the timestamp ISO 8601 UTC
+   * with milliseconds.
+   */
+  json: string;
 }
 
-/** As read with hexByteaTypes: bytea columns arrive as 0x hex. */
-interface RawRow {
-  block_number: string;
-  log_index: number;
-  block_hash: string;
-  block_timestamp: Date;
-  transaction_hash: string;
-  transaction_index: number;
-  address: string;
-  data: string;
-  topic0: string | null;
-  topic1: string | null;
-  topic2: string | null;
-  topic3: string | null;
+/** As read with hexByteaTypes. */
+interface RawPage {
+  fetched: number;
+  records: string | null;
   head_pin?: string | null;
 }
 
-/** One page of a contract's logs with one topic0: a range scan of logs_by_address_topic0. */
+const topic = (n: number) => `coalesce('0x' || encode(topic${n}, 'hex'), '')`;
+
+/** One log as a line of text: `block_number,log_index,` then its JSON record (every column but the topics is NOT NULL). */
+const LOG_LINE = `block_number || ',' || log_index || ','
+  || '{"transaction_hash":"0x' || encode(transaction_hash, 'hex')
+  || '","address":"0x' || encode(address, 'hex')
+  || '","block_timestamp":"' || to_char(block_timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  || '","block_number":' || block_number
+  || ',"block_hash":"0x' || encode(block_hash, 'hex')
+  || '","data":"0x' || encode(data, 'hex')
+  || '","topic0":"' || ${topic(0)} || '","topic1":"' || ${topic(1)}
+  || '","topic2":"' || ${topic(2)} || '","topic3":"' || ${topic(3)}
+  || '","transaction_index":' || transaction_index
+  || ',"log_index":' || log_index || '}'`;
+
+/**
+ * One page of a contract's logs with one topic0: a range scan of logs_by_address_topic0. The page
+ * comes back as one text value, a line per log (see LOG_LINE): PostgreSQL writes the records'
+ * JSON for less CPU than the client spends parsing a hundred 12-column rows.
+ */
 export async function findContractLogs(
   db: Queryable,
   q: ContractLogsQuery,
-): Promise<{ rows: ContractLogRow[]; hasMore: boolean; pin?: number | null }> {
+): Promise<{ records: ContractLogRecord[]; hasMore: boolean; pin?: number | null }> {
   const p = new Params();
   const chain = p.add(q.chainId);
   const conds = [
@@ -70,36 +76,38 @@ export async function findContractLogs(
     ...positionConditions(p, q),
   ];
   if (q.pinHead) conds.push('block_number <= (SELECT n FROM pin)');
-  const sql = `${q.pinHead ? `WITH pin AS MATERIALIZED (SELECT max(block_number) AS n FROM logs WHERE chain_id = ${chain}) ` : ''}
-     SELECT block_number, log_index, block_hash, block_timestamp, transaction_hash, transaction_index,
-            address, data, topic0, topic1, topic2, topic3${q.pinHead ? ', (SELECT n FROM pin) AS head_pin' : ''}
-       FROM logs
-      WHERE ${conds.join(' AND ')}
-      ORDER BY ${orderBy(q.order)}
-      LIMIT ${p.add(q.limit + 1)}`;
-  const { rows } = await db.query<RawRow>({
+  const ord = orderBy(q.order);
+  const sql = `WITH ${q.pinHead ? `pin AS MATERIALIZED (SELECT max(block_number) AS n FROM logs WHERE chain_id = ${chain}), ` : ''}
+     page AS (
+       SELECT block_number, log_index, block_hash, block_timestamp, transaction_hash, transaction_index,
+              address, data, topic0, topic1, topic2, topic3
+         FROM logs
+        WHERE ${conds.join(' AND ')}
+        ORDER BY ${ord}
+        LIMIT ${p.add(q.limit + 1)}
+     )
+     SELECT (SELECT count(*) FROM page)::int AS fetched,
+            (SELECT string_agg(${LOG_LINE}, E'\\n' ORDER BY ${ord}) FROM page) AS records
+            ${q.pinHead ? ', (SELECT n FROM pin) AS head_pin' : ''}`;
+  const { rows } = await db.query<RawPage>({
     name: statementName('contract_logs', sql),
     text: sql,
     values: p.values,
     types: hexByteaTypes,
   });
+  const r = rows[0];
+  const lines = r?.records ? r.records.split('\n') : [];
   return {
-    rows: rows.slice(0, q.limit).map((r) => ({
-      blockNumber: Number(r.block_number),
-      logIndex: r.log_index,
-      blockHash: r.block_hash,
-      blockTimestamp: r.block_timestamp,
-      transactionHash: r.transaction_hash,
-      transactionIndex: r.transaction_index,
-      address: r.address,
-      data: r.data,
-      topic0: r.topic0,
-      topic1: r.topic1,
-      topic2: r.topic2,
-      topic3: r.topic3,
-    })),
-    hasMore: rows.length > q.limit,
-    // An empty page has no pin (and no next page that would need one).
-    pin: q.pinHead ? (rows[0]?.head_pin == null ? null : Number(rows[0].head_pin)) : undefined,
+    records: lines.slice(0, q.limit).map((line) => {
+      const a = line.indexOf(',');
+      const b = line.indexOf(',', a + 1);
+      return {
+        blockNumber: Number(line.slice(0, a)),
+        logIndex: Number(line.slice(a + 1, b)),
+        json: line.slice(b + 1),
+      };
+    }),
+    hasMore: (r?.fetched ?? 0) > q.limit,
+    pin: q.pinHead ? (r?.head_pin == null ? null : Number(r.head_pin)) : undefined,
   };
 }
