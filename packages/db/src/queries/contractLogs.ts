@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { hexToBytes } from '../bytes.ts';
 import { hexByteaTypes } from './hexByteaTypes.ts';
 import { type LogPosition, Params, type SortOrder, orderBy, positionConditions } from './keyset.ts';
+import { isoTimestampSql, linesAggSql, pageLines } from './recordLines.ts';
 import { statementName } from './statementName.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
@@ -49,7 +50,7 @@ const topic = (n: number) => `coalesce('0x' || encode(topic${n}, 'hex'), '')`;
 const LOG_LINE = `block_number || ',' || log_index || ','
   || '{"transaction_hash":"0x' || encode(transaction_hash, 'hex')
   || '","address":"0x' || encode(address, 'hex')
-  || '","block_timestamp":"' || to_char(block_timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  || '","block_timestamp":"' || ${isoTimestampSql('block_timestamp')}
   || '","block_number":' || block_number
   || ',"block_hash":"0x' || encode(block_hash, 'hex')
   || '","data":"0x' || encode(data, 'hex')
@@ -87,7 +88,7 @@ export async function findContractLogs(
         LIMIT ${p.add(q.limit + 1)}
      )
      SELECT (SELECT count(*) FROM page)::int AS fetched,
-            (SELECT string_agg(${LOG_LINE}, E'\\n' ORDER BY ${ord}) FROM page) AS records
+            (SELECT ${linesAggSql(LOG_LINE, ord)} FROM page) AS records
             ${q.pinHead ? ', (SELECT n FROM pin) AS head_pin' : ''}`;
   const { rows } = await db.query<RawPage>({
     name: statementName('contract_logs', sql),
@@ -96,7 +97,7 @@ export async function findContractLogs(
     types: hexByteaTypes,
   });
   const r = rows[0];
-  const lines = r?.records ? r.records.split('\n') : [];
+  const lines = pageLines(r?.records);
   return {
     records: lines.slice(0, q.limit).map((line) => {
       const a = line.indexOf(',');

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { hexToBytes } from '../bytes.ts';
 import { hexByteaTypes } from './hexByteaTypes.ts';
 import { type LogPosition, Params, type SortOrder, orderBy, positionConditions } from './keyset.ts';
+import { isoTimestampSql, linesAggSql, pageLines } from './recordLines.ts';
 import { statementName } from './statementName.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
@@ -131,7 +132,7 @@ export async function findWalletTransfers(
       ORDER BY ${ord} LIMIT ${n}
     )
     SELECT (SELECT count(*) FROM page)::int AS fetched,
-           (SELECT string_agg(${RECORD_LINE}, E'\\n' ORDER BY ${ord})
+           (SELECT ${linesAggSql(RECORD_LINE, ord)}
               FROM page
               LEFT JOIN address_labels fl ON fl.chain_id = ${chain} AND fl.address = page.from_address
               LEFT JOIN address_labels tl ON tl.chain_id = ${chain} AND tl.address = page.to_address
@@ -145,7 +146,7 @@ export async function findWalletTransfers(
     types: hexByteaTypes,
   });
   const r = rows[0];
-  const lines = r?.records ? r.records.split('\n') : [];
+  const lines = pageLines(r?.records);
   const hasMore = (r?.fetched ?? 0) > q.limit;
   return {
     head: q.pinHead
@@ -167,7 +168,7 @@ export async function findWalletTransfers(
 const RECORD_LINE = `block_number || ',' || log_index || ',' || encode(token_address, 'hex') || ',' || value || ','
   || '"transaction_hash":"0x' || encode(transaction_hash, 'hex')
   || '","address":"0x' || encode(token_address, 'hex')
-  || '","block_timestamp":"' || to_char(block_timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  || '","block_timestamp":"' || ${isoTimestampSql('block_timestamp')}
   || '","block_number":' || block_number
   || ',"block_hash":"0x' || encode(block_hash, 'hex')
   || '","to_address":"0x' || encode(to_address, 'hex')
