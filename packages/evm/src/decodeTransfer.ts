@@ -1,4 +1,4 @@
-import type { ChainLog, CompactTransfer, Erc20Transfer } from '@tributary/schema';
+import { type ChainLog, type CompactTransfer, type Erc20Transfer, withTransferLog } from '@tributary/schema';
 import { TRANSFER_TOPIC0 } from './signatures.ts';
 
 /**
@@ -20,16 +20,7 @@ export function decodeCompactTransfer(log: ChainLog): CompactTransfer | undefine
 /** The same transfer with its log's token and transaction (v1 block events, API rows). */
 export function decodeTransfer(log: ChainLog): Erc20Transfer | undefined {
   const t = decodeCompactTransfer(log);
-  if (!t) return undefined;
-  return {
-    logIndex: t.logIndex,
-    transactionHash: log.transactionHash,
-    transactionIndex: log.transactionIndex,
-    token: log.address,
-    from: t.from,
-    to: t.to,
-    value: t.value,
-  };
+  return t ? withTransferLog(t, log) : undefined;
 }
 
 const ZERO_PADDING = '0x000000000000000000000000';

@@ -95,6 +95,19 @@ export const compactTransfer = z.object({
 });
 export type CompactTransfer = z.infer<typeof compactTransfer>;
 
+/** A compact transfer with its Transfer log's token and transaction: the full (v1) transfer. */
+export function withTransferLog(t: CompactTransfer, log: ChainLog): Erc20Transfer {
+  return {
+    logIndex: t.logIndex,
+    transactionHash: log.transactionHash,
+    transactionIndex: log.transactionIndex,
+    token: log.address,
+    from: t.from,
+    to: t.to,
+    value: t.value,
+  };
+}
+
 /** Token metadata, read once per token by the follower (the first time it sees the token). */
 export const tokenMetadata = z.object({
   address,

@@ -1,5 +1,5 @@
 import type { BlockSegment, RemovedBlock, SegmentTransfer } from '@tributary/db';
-import type { BlockEvent, FullBlockEvent } from '@tributary/schema';
+import { type BlockEvent, type FullBlockEvent, withTransferLog } from '@tributary/schema';
 
 export type BatchStep = { kind: 'segment'; segment: BlockSegment } | { kind: 'remove'; block: RemovedBlock };
 
@@ -93,16 +93,7 @@ function resolveTransfers(e: Extract<FullBlockEvent, { v: 2 }>): SegmentTransfer
   const out: SegmentTransfer[] = new Array(e.transfers.length);
   for (let i = 0; i < e.transfers.length; i++) {
     const t = e.transfers[i]!;
-    const log = logAt(t.logIndex);
-    out[i] = {
-      logIndex: t.logIndex,
-      transactionHash: log.transactionHash,
-      transactionIndex: log.transactionIndex,
-      token: log.address,
-      from: t.from,
-      to: t.to,
-      value: t.value,
-    };
+    out[i] = withTransferLog(t, logAt(t.logIndex));
   }
   return out;
 }

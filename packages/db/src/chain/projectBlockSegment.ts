@@ -2,8 +2,8 @@ import type { PoolClient } from 'pg';
 import { type BinaryCopyWriter, copyBinary, encodeFields } from './binaryCopy.ts';
 import type { BlockSegment, SegmentBlock } from './chainRows.ts';
 import { copyRows } from './copyRows.ts';
+import { ownerDeltasSql, supplyDeltasSql } from './transferDeltasSql.ts';
 
-const ZERO = `'\\x0000000000000000000000000000000000000000'::bytea`;
 const ZERO_HEX = '0x0000000000000000000000000000000000000000';
 
 const STAGING = `
@@ -63,25 +63,14 @@ WITH ins AS (
   RETURNING chain_id, block_number, token_address, from_address, to_address, value
 ), bal AS (
   INSERT INTO balances AS bl (chain_id, token_address, owner_address, balance, transfer_count)
-  SELECT chain_id, token_address, owner, sum(delta), count(*) FROM (
-    SELECT chain_id, token_address, from_address AS owner,
-           CASE WHEN from_address = ${ZERO} OR from_address = to_address THEN 0 ELSE -value END AS delta FROM ins
-    UNION ALL
-    SELECT chain_id, token_address, to_address, CASE WHEN to_address = ${ZERO} THEN 0 ELSE value END
-      FROM ins WHERE to_address <> from_address
-  ) d GROUP BY chain_id, token_address, owner
+  SELECT chain_id, token_address, owner, delta, transfers FROM (${ownerDeltasSql('ins')}) d
   ON CONFLICT (chain_id, token_address, owner_address) DO UPDATE
     SET balance = bl.balance + EXCLUDED.balance, transfer_count = bl.transfer_count + EXCLUDED.transfer_count
   RETURNING 1
 ), sup AS (
   UPDATE tokens t SET total_supply = t.total_supply + d.delta
   FROM (
-    SELECT i.chain_id, i.token_address,
-      sum(CASE WHEN i.from_address = ${ZERO} THEN i.value ELSE 0 END)
-        - sum(CASE WHEN i.to_address = ${ZERO} THEN i.value ELSE 0 END) AS delta
-    FROM ins i JOIN tokens k ON k.chain_id = i.chain_id AND k.address = i.token_address
-    WHERE i.block_number > k.read_at_block AND (i.from_address = ${ZERO} OR i.to_address = ${ZERO})
-    GROUP BY i.chain_id, i.token_address
+${supplyDeltasSql('ins')}
   ) d
   WHERE t.chain_id = d.chain_id AND t.address = d.token_address AND t.total_supply IS NOT NULL
   RETURNING 1
@@ -109,7 +98,8 @@ WHERE t.chain_id = d.chain_id AND t.address = d.token_address AND t.total_supply
 
 const BLOCK_COLUMNS = ['chain_id', 'number', 'hash', 'parent_hash', 'timestamp', 'confirmed'] as const;
 
-export const LOG_COLUMNS = [
+/** The columns logs and transfers both start with: where the row sits in the chain. */
+const POSITION_COLUMNS = [
   'chain_id',
   'block_number',
   'log_index',
@@ -117,6 +107,10 @@ export const LOG_COLUMNS = [
   'block_timestamp',
   'transaction_hash',
   'transaction_index',
+] as const;
+
+export const LOG_COLUMNS = [
+  ...POSITION_COLUMNS,
   'address',
   'topic0',
   'topic1',
@@ -126,13 +120,7 @@ export const LOG_COLUMNS = [
 ] as const;
 
 export const TRANSFER_COLUMNS = [
-  'chain_id',
-  'block_number',
-  'log_index',
-  'block_hash',
-  'block_timestamp',
-  'transaction_hash',
-  'transaction_index',
+  ...POSITION_COLUMNS,
   'token_address',
   'from_address',
   'to_address',

@@ -1,8 +1,7 @@
 import { hexToBytes } from '../bytes.ts';
 import type { PoolClient } from 'pg';
 import type { RemovedBlock } from './chainRows.ts';
-
-const ZERO = `'\\x0000000000000000000000000000000000000000'::bytea`;
+import { ownerDeltasSql, supplyDeltasSql } from './transferDeltasSql.ts';
 
 // Reverses exactly the balance, transfer-count and supply deltas of the transfer rows this
 // statement deleted: removing a block twice, or one that was never projected, changes nothing.
@@ -14,25 +13,14 @@ WITH del AS (
 ), bal AS (
   UPDATE balances bl SET balance = bl.balance - d.delta, transfer_count = bl.transfer_count - d.transfers
   FROM (
-    SELECT chain_id, token_address, owner, sum(delta) AS delta, count(*) AS transfers FROM (
-      SELECT chain_id, token_address, from_address AS owner,
-             CASE WHEN from_address = ${ZERO} OR from_address = to_address THEN 0 ELSE -value END AS delta FROM del
-      UNION ALL
-      SELECT chain_id, token_address, to_address, CASE WHEN to_address = ${ZERO} THEN 0 ELSE value END
-        FROM del WHERE to_address <> from_address
-    ) x GROUP BY chain_id, token_address, owner
+${ownerDeltasSql('del')}
   ) d
   WHERE bl.chain_id = d.chain_id AND bl.token_address = d.token_address AND bl.owner_address = d.owner
   RETURNING 1
 ), sup AS (
   UPDATE tokens t SET total_supply = t.total_supply - d.delta
   FROM (
-    SELECT i.chain_id, i.token_address,
-      sum(CASE WHEN i.from_address = ${ZERO} THEN i.value ELSE 0 END)
-        - sum(CASE WHEN i.to_address = ${ZERO} THEN i.value ELSE 0 END) AS delta
-    FROM del i JOIN tokens k ON k.chain_id = i.chain_id AND k.address = i.token_address
-    WHERE i.block_number > k.read_at_block AND (i.from_address = ${ZERO} OR i.to_address = ${ZERO})
-    GROUP BY i.chain_id, i.token_address
+${supplyDeltasSql('del')}
   ) d
   WHERE t.chain_id = d.chain_id AND t.address = d.token_address AND t.total_supply IS NOT NULL
   RETURNING 1
