@@ -41,13 +41,16 @@ const TARGETS: { endpoint: EndpointName; rate: number; targetP99Ms: number }[] =
 const PHASES = TARGETS.map((p) => ({ ...p, rate: Math.round(p.rate * RATE_SCALE) }));
 
 const CONNECTIONS = Number(env['BENCH_CONNECTIONS'] ?? 256);
+// BENCH_GATEWAYS (2): gateway processes (replicas on their own ports); the load spreads its
+// connections over them as a load balancer would. One Node.js process uses one core at most.
+const GATEWAYS = Number(env['BENCH_GATEWAYS'] ?? 2);
 const round = (ms: number) => Number(ms.toFixed(1));
 
 const say = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-function drive(gateway: RunningGateway, apiKey: string, mix: RequestMix, rate: number, seconds: number) {
+function drive(gateways: RunningGateway[], apiKey: string, mix: RequestMix, rate: number, seconds: number) {
   return runOpenLoop({
-    origin: gateway.url,
+    origins: gateways.map((g) => g.url),
     rate,
     seconds,
     maxConnections: CONNECTIONS,
@@ -77,7 +80,7 @@ async function settle(db: pg.Client): Promise<number> {
 }
 
 async function runPhase(
-  gateway: RunningGateway,
+  gateways: RunningGateway[],
   apiKey: string,
   db: pg.Client,
   params: SeedParams,
@@ -87,16 +90,16 @@ async function runPhase(
   const mix = new RequestMix(phase.endpoint, params);
   if (WARMUP > 0) {
     say(`${phase.endpoint}: warm-up ${WARMUP} s at ${phase.rate} rps`);
-    await drive(gateway, apiKey, mix, phase.rate, WARMUP);
+    await drive(gateways, apiKey, mix, phase.rate, WARMUP);
   }
   mix.pagesRequested = 0;
   const loadBefore = load1();
   const cache0 = await cacheCounters(db);
-  const cpu = cpuMeter(gateway.pid);
+  const cpu = cpuMeter(gateways.map((g) => g.pid));
   const benchCpu = process.cpuUsage();
   const benchStart = Date.now();
   say(`${phase.endpoint}: ${SECONDS} s at ${phase.rate} rps (load average ${loadBefore})`);
-  const r = await drive(gateway, apiKey, mix, phase.rate, SECONDS);
+  const r = await drive(gateways, apiKey, mix, phase.rate, SECONDS);
   const usage = cpu();
   const benchUsage = process.cpuUsage(benchCpu);
   const loadGeneratorCores = Number(
@@ -176,9 +179,9 @@ function printTable(rows: Awaited<ReturnType<typeof runPhase>>[]) {
 const benchUrl = await seedDataset(BASE_URL, env);
 const db = new pg.Client({ connectionString: benchUrl, application_name: 'bench-probe' });
 await db.connect();
-let gateway: RunningGateway | undefined;
+let gateways: RunningGateway[] = [];
 const stop = async () => {
-  await gateway?.stop();
+  await Promise.all(gateways.map((g) => g.stop()));
 };
 process.once('SIGINT', () => void stop().finally(() => process.exit(130)));
 try {
@@ -201,18 +204,18 @@ try {
     LOG_LEVEL: env['BENCH_GATEWAY_LOG_LEVEL'] ?? 'info',
     PGOPTIONS: env['BENCH_PG_OPTIONS'],
   };
-  gateway = await startGateway(gatewayEnv);
-  say(`gateway ready at ${gateway.url} (pid ${gateway.pid})`);
+  gateways = await Promise.all(Array.from({ length: GATEWAYS }, () => startGateway(gatewayEnv)));
+  for (const g of gateways) say(`gateway ready at ${g.url} (pid ${g.pid})`);
 
   const only = env['BENCH_ONLY']?.split(',').map((s) => s.trim());
   const results = [];
   for (const phase of PHASES) {
     if (only && !only.includes(phase.endpoint)) continue;
-    results.push(await runPhase(gateway, key, db, seed.params, phase));
+    results.push(await runPhase(gateways, key, db, seed.params, phase));
     say(`${phase.endpoint}: done`);
   }
-  await gateway.stop();
-  gateway = undefined;
+  await stop();
+  gateways = [];
   printTable(results);
 
   // Service time of each query alone (same session settings as the gateway): separates slow
@@ -237,7 +240,7 @@ try {
     machine: machineDescription(),
     postgres: await postgresDescription(db),
     gateway: {
-      processes: 1,
+      processes: GATEWAYS,
       env: {
         NODE_ENV: 'development',
         RATE_LIMIT_PER_SECOND: 0,

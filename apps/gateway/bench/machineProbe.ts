@@ -43,9 +43,10 @@ function ticksOfProcessesNamed(comm: string): number {
 const CLOCK_TICKS = 100;
 
 /** CPU use between start() and the returned function's call: machine busy % and process cores. */
-export function cpuMeter(pid: number) {
+export function cpuMeter(pids: readonly number[]) {
+  const ticks = () => pids.reduce((sum, pid) => sum + processTicks(pid), 0);
   const m0 = machineTicks();
-  const p0 = processTicks(pid);
+  const p0 = ticks();
   const pg0 = ticksOfProcessesNamed('postgres');
   const t0 = Date.now();
   return () => {
@@ -53,7 +54,8 @@ export function cpuMeter(pid: number) {
     const seconds = (Date.now() - t0) / 1000;
     return {
       machineBusyPercent: Number((((m1.busy - m0.busy) / (m1.total - m0.total)) * 100).toFixed(1)),
-      gatewayCores: Number(((processTicks(pid) - p0) / CLOCK_TICKS / seconds).toFixed(2)),
+      /** Every gateway process together. */
+      gatewayCores: Number(((ticks() - p0) / CLOCK_TICKS / seconds).toFixed(2)),
       /** Every live PostgreSQL process (the gateway's pooled backends stay alive during a phase). */
       postgresCores: Number(((ticksOfProcessesNamed('postgres') - pg0) / CLOCK_TICKS / seconds).toFixed(2)),
     };

@@ -7,8 +7,8 @@ import { performance } from 'node:perf_hooks';
 import { KeepAliveConnection, type RawResponse } from './keepAliveConnection.ts';
 
 export interface OpenLoopOptions {
-  /** e.g. http://127.0.0.1:8080 */
-  origin: string;
+  /** e.g. http://127.0.0.1:8080; several: replicas, taken in turn (connections split evenly). */
+  origins: readonly string[];
   rate: number;
   seconds: number;
   /** Most connections open at once (requests beyond them wait, and the wait counts). */
@@ -92,8 +92,25 @@ function connectionPool(origin: string, max: number, headers: Record<string, str
 
 const STRAGGLER_SECONDS = 60;
 
+/** Connection pools of several origins, one request to each in turn. */
+function roundRobin(origins: readonly string[], max: number, headers: Record<string, string>) {
+  const pools = origins.map((origin) =>
+    connectionPool(origin, Math.max(1, Math.floor(max / origins.length)), headers),
+  );
+  let next = 0;
+  return {
+    get(path: string): Promise<RawResponse> {
+      const pool = pools[next++ % pools.length] as ReturnType<typeof connectionPool>;
+      return pool.get(path);
+    },
+    destroy() {
+      for (const pool of pools) pool.destroy();
+    },
+  };
+}
+
 export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
-  const pool = connectionPool(o.origin, o.maxConnections, o.headers);
+  const pool = roundRobin(o.origins, o.maxConnections, o.headers);
   const total = Math.round(o.rate * o.seconds);
   const intervalMs = 1000 / o.rate;
   const latencies: number[] = [];

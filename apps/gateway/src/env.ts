@@ -26,6 +26,8 @@ export const envSchema = z
     API_KEY_CACHE_MS: envInt(5_000, 0),
     /** How long token metadata (name, symbol, decimals, logo, flags) is kept in process; 0: never. */
     TOKEN_METADATA_CACHE_MS: envInt(60_000, 0),
+    /** Spacing in blocks of the stored per-wallet transfer checkpoints behind range totals. */
+    TRANSFER_CHECKPOINT_BLOCKS: envInt(256, 1),
   })
   .superRefine((env, ctx) => {
     if (env.CURSOR_SECRET === undefined && !DEV_ENVIRONMENTS.has(env.NODE_ENV ?? '')) {

@@ -57,6 +57,7 @@ const app = createApp({
   rateLimit: { limit: env.RATE_LIMIT_PER_SECOND, windowMs: 1_000 },
   apiKeyCacheMs: env.API_KEY_CACHE_MS,
   tokenMetadataCacheMs: env.TOKEN_METADATA_CACHE_MS,
+  transferCheckpointBlocks: env.TRANSFER_CHECKPOINT_BLOCKS,
   bodyLimitBytes: env.BODY_LIMIT_BYTES,
   mountStreams: (router) => mountStreamRoutes(router, streams.deps),
 });

@@ -120,4 +120,5 @@ export {
   type WalletTransfersHead,
   walletTransferTotalAtHead,
 } from './queries/walletTransfers.ts';
+export { type WalletRangeTotalQuery, walletRangeTotal } from './queries/walletRangeTotal.ts';
 export { withTransaction } from './withTransaction.ts';

@@ -31,6 +31,11 @@ export interface AppDeps {
   apiKeyCacheMs?: number;
   /** How long token metadata of transfer records is kept in process (default 60 s; 0: never). */
   tokenMetadataCacheMs?: number;
+  /**
+   * Spacing in blocks of the per-wallet transfer checkpoints that range totals of the transfers
+   * endpoint count from (default 256; see walletRangeTotal).
+   */
+  transferCheckpointBlocks?: number;
   /** Largest JSON body accepted (default 1 MiB); larger bodies get 413. */
   bodyLimitBytes?: number;
   /**
@@ -88,7 +93,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     '/api/v2.2',
     ...guard,
-    createDataRouter({ pool: deps.pool, chains: deps.chains, cursors, tokenMetadata }),
+    createDataRouter({
+      pool: deps.pool,
+      chains: deps.chains,
+      cursors,
+      tokenMetadata,
+      transferCheckpointBlocks: deps.transferCheckpointBlocks ?? 256,
+    }),
   );
 
   if (deps.mountStreams) {

@@ -9,6 +9,8 @@ export interface DataDeps {
   chains: ChainRegistry;
   cursors: CursorCodec;
   tokenMetadata: TokenMetadataCache;
+  /** Spacing of the wallet-transfer checkpoints behind range totals (walletRangeTotal). */
+  transferCheckpointBlocks: number;
 }
 
 /** Keyset of the transfers and logs endpoints: the last (block number, log index) served. */

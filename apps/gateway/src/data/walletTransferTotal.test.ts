@@ -10,9 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addr, hash32 } from '../testing/chainFixtures.ts';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
 
-// `total` comes from the per-(owner, token) counts the projector keeps (no lower block bound) or
-// from a range count (with one): either way it must be the number of rows the pages hold. The
-// data is written by the projector's own code (projectChainSegment / removeChainBlock).
+// `total` comes from the per-(owner, token) counts the projector keeps (no lower block bound), from
+// the wallet's transfer checkpoints (block bounds, no token filter) or from a range count (block
+// bounds and tokens): either way it must be the number of rows the pages hold. The data is written
+// by the projector's own code (projectChainSegment / removeChainBlock). Checkpoints every 4 blocks;
+// chain 1 confirms at depth 12, so blocks up to HEAD - 12 are final and carry checkpoints.
 const CHAIN = 1;
 const ZERO = `0x${'0'.repeat(40)}`;
 const W = addr('total-wallet');
@@ -21,6 +23,7 @@ const B = addr('total-b');
 const [T1, T2, T3] = [addr('total-t1'), addr('total-t2'), addr('total-t3')] as const;
 const LOST = addr('total-nobody');
 const HEAD = 30;
+const CHECKPOINT_BLOCKS = 4;
 const time = (n: number) => 1_700_000_000 + n * 12;
 const blockHashOf = (n: number) => hash32(`total-block:${n}`);
 
@@ -81,7 +84,7 @@ async function inTransaction(fn: (client: PoolClient) => Promise<unknown>) {
 }
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ transferCheckpointBlocks: CHECKPOINT_BLOCKS });
   await inTransaction((c) => projectChainSegment(c, segment(1, 20)));
   await inTransaction((c) => projectChainSegment(c, segment(21, HEAD)));
 });
@@ -108,6 +111,36 @@ async function truth(f: Filter): Promise<string[]> {
     [CHAIN, hexToBytes(f.wallet), f.tokens?.map(hexToBytes) ?? null, f.fromBlock ?? null, f.toBlock ?? null],
   );
   return rows.map((r) => r.k);
+}
+
+/** Stored checkpoints whose number differs from the transfers below their block in the table. */
+async function wrongCheckpoints(): Promise<string[]> {
+  const { rows } = await gw.db.pool.query<{ wallet: string; before_block: string; transfers: string }>(
+    `SELECT '0x' || encode(wallet, 'hex') AS wallet, before_block, transfers FROM wallet_transfer_checkpoints
+      WHERE chain_id = $1 ORDER BY wallet, before_block`,
+    [CHAIN],
+  );
+  const wrong: string[] = [];
+  for (const r of rows) {
+    const below = await truth({ wallet: r.wallet, toBlock: Number(r.before_block) - 1 });
+    if (below.length !== Number(r.transfers))
+      wrong.push(`${r.wallet}@${r.before_block}: ${r.transfers} != ${below.length}`);
+  }
+  return wrong;
+}
+
+async function checkpointCount(): Promise<number> {
+  const { rows } = await gw.db.pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM wallet_transfer_checkpoints WHERE chain_id = $1',
+    [CHAIN],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+async function firstPageTotal(wallet: string, query: string): Promise<string> {
+  const res = await gw.request(`/api/v2.2/${wallet}/erc20/transfers?limit=1&${query}`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { total: string }).total;
 }
 
 /** Every page of a query: the totals each page reports and the rows in order. */
@@ -201,5 +234,69 @@ describe('GET /api/v2.2/:address/erc20/transfers: total', () => {
       totals: [String(shrunk.length)],
       keys: shrunk,
     });
+  });
+  it('range totals from checkpoints reached every way (head, nearer stored one above or below, first block)', async () => {
+    // A: bounds from the head down (the first checkpoint comes from the head's counts, then each
+    // from the stored one above); B: upwards (from the first block, then from the one below).
+    for (const [wallet, froms] of [
+      [A, Array.from({ length: HEAD + 2 }, (_, i) => HEAD + 1 - i)],
+      [B, Array.from({ length: HEAD + 2 }, (_, i) => i)],
+    ] as const) {
+      for (const from of froms) {
+        const expected = (await truth({ wallet, fromBlock: from })).length;
+        expect(await firstPageTotal(wallet, `from_block=${from}`), `${wallet} from ${from}`).toBe(
+          String(expected),
+        );
+      }
+      for (const to of [3, 4, 9, 16, 17, 18, 19, 25]) {
+        for (const from of [0, 2, 5, 8]) {
+          const expected = (await truth({ wallet, fromBlock: from, toBlock: to })).length;
+          expect(
+            await firstPageTotal(wallet, `from_block=${from}&to_block=${to}`),
+            `${wallet} ${from}..${to}`,
+          ).toBe(String(expected));
+        }
+      }
+    }
+    // Stored only in final history (blocks up to HEAD - 12), every one exact.
+    const { rows } = await gw.db.pool.query<{ top: string }>(
+      'SELECT max(before_block) AS top FROM wallet_transfer_checkpoints WHERE chain_id = $1',
+      [CHAIN],
+    );
+    expect(Number(rows[0]?.top) - 1).toBeLessThanOrEqual(HEAD - 12);
+    expect(await checkpointCount()).toBeGreaterThanOrEqual(8);
+    expect(await wrongCheckpoints()).toEqual([]);
+  });
+
+  it('forgets checkpoints above a block whose transfers change (deep reorg, older blocks projected late)', async () => {
+    for (const wallet of [W, A, B, ZERO]) await firstPageTotal(wallet, 'from_block=9');
+    const before = await checkpointCount();
+    expect(before).toBeGreaterThan(0);
+
+    // Block 10 replaced by another block 10 with other transfers (deeper than the confirmation depth).
+    await inTransaction((c) => removeChainBlock(c, { chainId: CHAIN, number: 10, hash: blockHashOf(10) }));
+    const replaced = segment(10, 10);
+    replaced.blocks[0]!.hash = hash32('total-block:10-other');
+    for (const t of replaced.transfers) {
+      t.blockHash = hash32('total-block:10-other');
+      t.from = W;
+    }
+    await inTransaction((c) => projectChainSegment(c, replaced));
+    expect(await wrongCheckpoints()).toEqual([]);
+    for (const wallet of [W, A, B, ZERO]) {
+      for (const from of [9, 11, 13, 17]) {
+        const expected = (await truth({ wallet, fromBlock: from, toBlock: HEAD })).length;
+        expect(await firstPageTotal(wallet, `from_block=${from}&to_block=${HEAD}`)).toBe(String(expected));
+      }
+    }
+
+    // A block below every checkpoint projected late (an earlier start block backfilled afterwards).
+    expect(await checkpointCount()).toBeGreaterThan(0);
+    await inTransaction((c) => projectChainSegment(c, segment(0, 0)));
+    expect(await wrongCheckpoints()).toEqual([]);
+    for (const wallet of [W, A, B, ZERO]) {
+      const expected = (await truth({ wallet, fromBlock: 0, toBlock: 20 })).length;
+      expect(await firstPageTotal(wallet, 'from_block=0&to_block=20')).toBe(String(expected));
+    }
   });
 });

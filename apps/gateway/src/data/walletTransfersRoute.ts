@@ -2,6 +2,7 @@ import {
   countWalletTransfers,
   findWalletTransfers,
   latestTransferBlock,
+  walletRangeTotal,
   walletTransferTotalAtHead,
 } from '@tributary/db';
 import type { Request, Response } from 'express';
@@ -28,7 +29,7 @@ import { transferRecordJson } from './transferRecordJson.ts';
  * block into the cursor: later pages and `total` keep to that range while new blocks arrive.
  * Without a lower bound (and with no upper bound below the pin), `total` is the sum of the
  * wallet's stored per-token transfer counts, read in the same statement as the pin (one
- * snapshot); otherwise the range is counted through the indexes.
+ * snapshot); otherwise the range is counted (walletRangeTotal, or the indexes with a token filter).
  */
 export function walletTransfersRoute(deps: DataDeps) {
   return async (req: Request, res: Response) => {
@@ -102,7 +103,8 @@ export function walletTransfersRoute(deps: DataDeps) {
       total = found.head?.total ?? 0;
     } else {
       // Block bounds: the stored counts still answer when only an upper bound at or past the head
-      // is given (read with the pin, one snapshot); otherwise count the range.
+      // is given (read with the pin, one snapshot). Otherwise the range is counted: from the
+      // wallet's transfer checkpoints without a token filter, through the indexes with one.
       let counted: number | null = null;
       if (range.fromBlock === undefined) {
         const head = await walletTransferTotalAtHead(deps.pool, { ...query, toBlock: range.toBlock });
@@ -112,9 +114,21 @@ export function walletTransfersRoute(deps: DataDeps) {
         pin = await latestTransferBlock(deps.pool, chain.id);
       }
       const toBlock = capToBlock(range.toBlock, pin);
+      const rangeTotal = () =>
+        pin !== null && toBlock !== undefined && contracts.length === 0
+          ? walletRangeTotal(deps.pool, {
+              chainId: chain.id,
+              wallet,
+              fromBlock: range.fromBlock,
+              toBlock,
+              pin,
+              confirmations: chain.confirmations,
+              checkpointBlocks: deps.transferCheckpointBlocks,
+            })
+          : countWalletTransfers(deps.pool, { ...query, toBlock });
       [found, total] = await Promise.all([
         findWalletTransfers(deps.pool, { ...query, toBlock }),
-        counted ?? countWalletTransfers(deps.pool, { ...query, toBlock }),
+        counted ?? rangeTotal(),
       ]);
     }
     const tokens = await deps.tokenMetadata.lookup(

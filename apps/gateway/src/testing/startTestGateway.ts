@@ -21,7 +21,12 @@ export interface TestGateway {
 
 /** A gateway on port 0 over its own fresh database and its own Redis key prefix. */
 export async function startTestGateway(
-  overrides: Partial<Pick<AppDeps, 'rateLimit' | 'apiKeyCacheMs' | 'bodyLimitBytes' | 'mountStreams'>> = {},
+  overrides: Partial<
+    Pick<
+      AppDeps,
+      'rateLimit' | 'apiKeyCacheMs' | 'bodyLimitBytes' | 'mountStreams' | 'transferCheckpointBlocks'
+    >
+  > = {},
 ): Promise<TestGateway> {
   const db = await createTestDatabase();
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: false });
@@ -38,6 +43,7 @@ export async function startTestGateway(
     apiKeyCacheMs: overrides.apiKeyCacheMs ?? 0,
     bodyLimitBytes: overrides.bodyLimitBytes,
     mountStreams: overrides.mountStreams,
+    transferCheckpointBlocks: overrides.transferCheckpointBlocks,
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

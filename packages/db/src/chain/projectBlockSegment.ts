@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import { type BinaryCopyWriter, copyBinary, encodeFields } from './binaryCopy.ts';
 import type { BlockSegment, SegmentBlock } from './chainRows.ts';
 import { copyRows } from './copyRows.ts';
+import { forgetCheckpointsSql } from './forgetCheckpointsSql.ts';
 import { ownerDeltasSql, supplyDeltasSql } from './transferDeltasSql.ts';
 
 const ZERO_HEX = '0x0000000000000000000000000000000000000000';
@@ -24,11 +25,18 @@ CREATE TEMP TABLE IF NOT EXISTS stage_supply (
 DELETE FROM stage_blocks; DELETE FROM stage_logs; DELETE FROM stage_transfers; DELETE FROM stage_tokens;
 DELETE FROM stage_kinds; DELETE FROM stage_owner_deltas; DELETE FROM stage_supply;`;
 
+// Transfers are written only to inserted blocks (or to blocks already present, INSERT_TRANSFERS):
+// either way the checkpoints above them are stale.
 const INSERT_FRESH_BLOCKS = `
-INSERT INTO blocks (chain_id, number, hash, parent_hash, timestamp, confirmed)
-SELECT chain_id, number, hash, parent_hash, timestamp, confirmed FROM stage_blocks
-ON CONFLICT DO NOTHING
-RETURNING chain_id, number, encode(hash, 'hex') AS hash`;
+WITH ins AS (
+  INSERT INTO blocks (chain_id, number, hash, parent_hash, timestamp, confirmed)
+  SELECT chain_id, number, hash, parent_hash, timestamp, confirmed FROM stage_blocks
+  ON CONFLICT DO NOTHING
+  RETURNING chain_id, number, hash
+), stale AS (
+  ${forgetCheckpointsSql('ins', 'number')}
+)
+SELECT chain_id, number, encode(hash, 'hex') AS hash FROM ins`;
 
 // Rows are written only for blocks present in `blocks` with the same hash: a replayed event of an
 // orphaned block (its number now held by the canonical block) writes nothing, so replays are no-ops.
@@ -74,6 +82,8 @@ ${supplyDeltasSql('ins')}
   ) d
   WHERE t.chain_id = d.chain_id AND t.address = d.token_address AND t.total_supply IS NOT NULL
   RETURNING 1
+), stale AS (
+  ${forgetCheckpointsSql('ins', 'block_number')}
 )
 SELECT (SELECT count(*) FROM ins)::int AS transfers, (SELECT count(*) FROM bal)::int AS balances`;
 

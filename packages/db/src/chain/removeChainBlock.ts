@@ -1,10 +1,12 @@
 import { hexToBytes } from '../bytes.ts';
 import type { PoolClient } from 'pg';
 import type { RemovedBlock } from './chainRows.ts';
+import { forgetCheckpointsSql } from './forgetCheckpointsSql.ts';
 import { ownerDeltasSql, supplyDeltasSql } from './transferDeltasSql.ts';
 
 // Reverses exactly the balance, transfer-count and supply deltas of the transfer rows this
-// statement deleted: removing a block twice, or one that was never projected, changes nothing.
+// statement deleted, and forgets the wallet-transfer checkpoints above them: removing a block
+// twice, or one that was never projected, changes nothing.
 // Counted as projectChainSegment counts them: each party once, the zero address without balance.
 const DELETE_TRANSFERS = `
 WITH del AS (
@@ -24,6 +26,8 @@ ${supplyDeltasSql('del')}
   ) d
   WHERE t.chain_id = d.chain_id AND t.address = d.token_address AND t.total_supply IS NOT NULL
   RETURNING 1
+), stale AS (
+  ${forgetCheckpointsSql('del', 'block_number')}
 )
 SELECT (SELECT count(*) FROM del)::int AS transfers`;
 

@@ -4,6 +4,7 @@ import { hexByteaTypes } from './hexByteaTypes.ts';
 import { type LogPosition, Params, type SortOrder, orderBy, positionConditions } from './keyset.ts';
 import { isoTimestampSql, linesAggSql, pageLines } from './recordLines.ts';
 import { statementName } from './statementName.ts';
+import { walletCountSql } from './walletCountSql.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
@@ -194,14 +195,9 @@ function parseRecordLine(line: string): WalletTransferRecord {
 }
 
 /**
- * Number of transfers matching the filter in its block range (every page together): sender side
- * + receiver side - transfers to oneself (counted on both sides). Each term is an index-only
- * range count: transfers_by_from / transfers_by_to without a token filter,
- * transfers_by_from_token / transfers_by_to_token with one, transfers_self for the last term. The
- * self term bounds the wallet with >= and <= rather than =: with "=", PostgreSQL folds
- * `from_address = to_address` into an equivalence class and no longer proves the partial index
- * predicate, falling back to a heap-filtered scan of every receiver-side row. Reads every
- * matching index entry: for a whole history use walletTransferTotalAtHead.
+ * Number of transfers matching the filter in its block range (every page together), counted
+ * through the indexes (walletCountSql): reads every matching index entry. For a whole history use
+ * walletTransferTotalAtHead; for a block range without a token filter, walletRangeTotal.
  */
 export async function countWalletTransfers(db: Queryable, q: WalletTransfersFilter): Promise<number> {
   const p = new Params();
@@ -209,12 +205,7 @@ export async function countWalletTransfers(db: Queryable, q: WalletTransfersFilt
   const wallet = p.add(hexToBytes(q.wallet));
   const rest = filterConditions(p, q);
   const { rows } = await db.query<{ total: string }>(
-    `SELECT (SELECT count(*) FROM transfers WHERE chain_id = ${chain} AND from_address = ${wallet}${rest})
-          + (SELECT count(*) FROM transfers WHERE chain_id = ${chain} AND to_address = ${wallet}${rest})
-          - (SELECT count(*) FROM transfers
-              WHERE chain_id = ${chain} AND from_address = to_address
-                AND from_address >= ${wallet} AND from_address <= ${wallet}${rest})
-          AS total`,
+    `SELECT ${walletCountSql(chain, wallet, rest)} AS total`,
     p.values,
   );
   return Number(rows[0]?.total ?? 0);

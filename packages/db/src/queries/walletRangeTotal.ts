@@ -1,0 +1,133 @@
+import type pg from 'pg';
+import { hexToBytes } from '../bytes.ts';
+import { Params } from './keyset.ts';
+import { walletCountSql } from './walletCountSql.ts';
+
+type Queryable = Pick<pg.Pool, 'query'>;
+
+export interface WalletRangeTotalQuery {
+  chainId: number;
+  /** Lower-case hex; transfers where it is the sender or the receiver (all tokens). */
+  wallet: string;
+  /** Inclusive; absent: from the chain's first block. */
+  fromBlock?: number;
+  /** Inclusive, at or below `pin`. */
+  toBlock: number;
+  /** The paging session's pinned head (highest transfer block when its first page was read). */
+  pin: number;
+  /** Blocks at or below `pin - confirmations` are final: their transfers no longer change. */
+  confirmations: number;
+  /** Spacing of the stored checkpoints, in blocks (checkpoints sit at multiples of it). */
+  checkpointBlocks: number;
+}
+
+/**
+ * The number of a wallet's transfers in [fromBlock, toBlock] (the `total` of a transfers page
+ * with block bounds and no token filter): before(toBlock + 1) - before(fromBlock), where
+ * before(x), the wallet's transfers in blocks below x, is a stored checkpoint at the nearest
+ * multiple of `checkpointBlocks` at or below x (in final history) plus an index count of the few
+ * blocks between it and x. A checkpoint asked for the first time is computed exactly, from the
+ * nearest stored one or the wallet's per-token counts, and stored (wallet_transfer_checkpoints):
+ * a busy wallet's range total costs two short counts instead of one over the whole range.
+ */
+export async function walletRangeTotal(db: Queryable, q: WalletRangeTotalQuery): Promise<number> {
+  const from = Math.max(0, q.fromBlock ?? 0);
+  const end = q.toBlock + 1;
+  if (from >= end) return 0;
+  const wallet = hexToBytes(q.wallet);
+  const lo = boundAt(from, q);
+  const hi = boundAt(end, q);
+
+  const p = new Params();
+  const chainP = p.add(q.chainId);
+  const walletP = p.add(wallet);
+  const stored = (at: number) =>
+    at === 0
+      ? '0'
+      : `(SELECT transfers FROM wallet_transfer_checkpoints
+           WHERE chain_id = ${chainP} AND wallet = ${walletP} AND before_block = ${p.add(at)})`;
+  const between = (a: number, b: number) =>
+    a >= b
+      ? '0'
+      : walletCountSql(chainP, walletP, ` AND block_number >= ${p.add(a)} AND block_number < ${p.add(b)}`);
+  const { rows } = await db.query<{ lo: string | null; lo_edge: string; hi: string | null; hi_edge: string }>(
+    `SELECT ${stored(lo.at)} AS lo, ${between(lo.at, from)} AS lo_edge,
+            ${stored(hi.at)} AS hi, ${between(hi.at, end)} AS hi_edge`,
+    p.values,
+  );
+  const r = rows[0];
+  if (!r) throw new Error('walletRangeTotal: no row');
+  const below = async (at: number, value: string | null, edge: string) =>
+    (value === null ? await storeCheckpoint(db, q, wallet, at) : Number(value)) + Number(edge);
+  return (await below(hi.at, r.hi, r.hi_edge)) - (await below(lo.at, r.lo, r.lo_edge));
+}
+
+/** The checkpoint a bound counts from: the highest multiple of the spacing at or below x in final history (0: none). */
+function boundAt(x: number, q: WalletRangeTotalQuery): { at: number } {
+  const step = q.checkpointBlocks;
+  // A checkpoint at c covers blocks below c: usable when c - 1 is final.
+  const lastFinal = Math.floor((q.pin - q.confirmations + 1) / step) * step;
+  return { at: Math.max(0, Math.min(Math.floor(x / step) * step, lastFinal)) };
+}
+
+/**
+ * Computes the wallet's transfers below block `at` in one snapshot, from whichever is nearest to
+ * it: a stored checkpoint below or above, the chain's first block, or the head (the wallet's
+ * per-token transfer counts minus the transfers from `at` on), and stores it. Two gateways doing
+ * it at once store the same number once.
+ */
+async function storeCheckpoint(db: Queryable, q: WalletRangeTotalQuery, wallet: Buffer, at: number) {
+  const near = await db.query<{ lower: string | null; upper: string | null }>(
+    `SELECT (SELECT before_block || ',' || transfers FROM wallet_transfer_checkpoints
+              WHERE chain_id = $1 AND wallet = $2 AND before_block < $3
+              ORDER BY before_block DESC LIMIT 1) AS lower,
+            (SELECT before_block || ',' || transfers FROM wallet_transfer_checkpoints
+              WHERE chain_id = $1 AND wallet = $2 AND before_block > $3
+              ORDER BY before_block ASC LIMIT 1) AS upper`,
+    [q.chainId, wallet, at],
+  );
+  const parse = (s: string | null | undefined) => (s ? (s.split(',').map(Number) as [number, number]) : null);
+  const lower = parse(near.rows[0]?.lower);
+  const upper = parse(near.rows[0]?.upper);
+
+  const p = new Params();
+  const chainP = p.add(q.chainId);
+  const walletP = p.add(wallet);
+  const atP = p.add(at);
+  const count = (conds: string) => walletCountSql(chainP, walletP, conds);
+  // Candidates by the number of blocks they count (the cost follows the wallet's transfers there).
+  const ways: { blocks: number; sql: () => string }[] = [
+    { blocks: at, sql: () => count(` AND block_number < ${atP}`) },
+    {
+      blocks: Math.max(0, q.pin - at + 1),
+      sql: () => `(SELECT coalesce(sum(transfer_count), 0) FROM balances
+                    WHERE chain_id = ${chainP} AND owner_address = ${walletP}) - ${count(` AND block_number >= ${atP}`)}`,
+    },
+  ];
+  if (lower) {
+    ways.push({
+      blocks: at - lower[0],
+      sql: () =>
+        `${p.add(lower[1])}::bigint + ${count(` AND block_number >= ${p.add(lower[0])} AND block_number < ${atP}`)}`,
+    });
+  }
+  if (upper) {
+    ways.push({
+      blocks: upper[0] - at,
+      sql: () =>
+        `${p.add(upper[1])}::bigint - ${count(` AND block_number >= ${atP} AND block_number < ${p.add(upper[0])}`)}`,
+    });
+  }
+  const way = ways.reduce((a, b) => (b.blocks < a.blocks ? b : a));
+  const { rows } = await db.query<{ n: string }>(
+    `WITH v AS (SELECT (${way.sql()})::bigint AS n),
+     ins AS (
+       INSERT INTO wallet_transfer_checkpoints (chain_id, wallet, before_block, transfers)
+       SELECT ${chainP}, ${walletP}, ${atP}, n FROM v
+       ON CONFLICT DO NOTHING
+     )
+     SELECT n FROM v`,
+    p.values,
+  );
+  return Number(rows[0]?.n ?? 0);
+}
