@@ -41,9 +41,9 @@ const TARGETS: { endpoint: EndpointName; rate: number; targetP99Ms: number }[] =
 const PHASES = TARGETS.map((p) => ({ ...p, rate: Math.round(p.rate * RATE_SCALE) }));
 
 const CONNECTIONS = Number(env['BENCH_CONNECTIONS'] ?? 256);
-// BENCH_GATEWAYS (2): gateway processes (replicas on their own ports); the load spreads its
+// BENCH_GATEWAYS (1): gateway processes (replicas on their own ports); the load spreads its
 // connections over them as a load balancer would. One Node.js process uses one core at most.
-const GATEWAYS = Number(env['BENCH_GATEWAYS'] ?? 2);
+const GATEWAYS = Number(env['BENCH_GATEWAYS'] ?? 1);
 const round = (ms: number) => Number(ms.toFixed(1));
 
 const say = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);

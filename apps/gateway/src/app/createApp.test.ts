@@ -94,6 +94,19 @@ describe('authentication', () => {
 });
 
 describe('error model', () => {
+  it('answers JSON with its length, and HEAD with the same headers and no body', async () => {
+    const get = await gw.request(TRANSFERS);
+    const text = await get.text();
+    expect(get.status).toBe(200);
+    expect(get.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(get.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(JSON.parse(text)).toMatchObject({ page: '0', total: '0', cursor: '', result: [] });
+    const head = await gw.request(TRANSFERS, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
+    expect(await head.text()).toBe('');
+  });
+
   it('answers unknown routes with a JSON 404, with or without a key', async () => {
     expect(await json(await fetch(`${gw.baseUrl}/nope`))).toEqual({
       status: 404,
