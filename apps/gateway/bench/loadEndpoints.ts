@@ -1,11 +1,11 @@
 // Data-API load benchmark (issue 3, item 6b): seeds or reuses tributary_bench (seedDataset.ts),
-// starts the real gateway against it, and drives each endpoint at a fixed rate, open loop
+// starts real gateway processes against it, and drives each endpoint at a fixed rate, open loop
 // (openLoopLoad.ts: latency from each request's due time):
 // transfers 1,000 rps, logs 500 rps, owners 500 rps, BENCH_SECONDS (30) each after a short
-// warm-up. Prints a table and writes bench/results/data-api.json at the repo root. It measures
+// warm-up (10 s). Prints a table and writes bench/results/data-api.json at the repo root. It measures
 // and reports; it never passes or fails on a time (the targets are printed next to the figures).
 // Env: DATABASE_URL, REDIS_URL, BENCH_ROWS (10,000,000), BENCH_SECONDS (30),
-// BENCH_WARMUP_SECONDS (5), BENCH_ONLY (e.g. "owners,logs"), BENCH_CONNECTIONS (most open
+// BENCH_WARMUP_SECONDS (10), BENCH_GATEWAYS (2), BENCH_GATEWAY_POOL_SIZE (4), BENCH_ONLY (e.g. "owners,logs"), BENCH_CONNECTIONS (most open
 // connections, 256), BENCH_RATE_SCALE (1), BENCH_GATEWAY_LOG_LEVEL (info), BENCH_PG_OPTIONS (session settings for the gateway,
 // e.g. "-c jit=on", given in DATABASE_URL's `options` after the gateway's own settings, so they
 // win), BENCH_PROFILE_SAMPLES (300; per-query service times after the load, 0 skips),
@@ -28,7 +28,7 @@ const env = process.env;
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const RESULTS = env['BENCH_RESULTS'] ?? `${ROOT}bench/results/data-api.json`;
 const SECONDS = Number(env['BENCH_SECONDS'] ?? 30);
-const WARMUP = Number(env['BENCH_WARMUP_SECONDS'] ?? 5);
+const WARMUP = Number(env['BENCH_WARMUP_SECONDS'] ?? 10);
 const BASE_URL = env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:55432/tributary';
 
 // BENCH_RATE_SCALE (1): multiplies every phase's rate, e.g. 0.4 to measure CPU per request below saturation.
@@ -41,9 +41,13 @@ const TARGETS: { endpoint: EndpointName; rate: number; targetP99Ms: number }[] =
 const PHASES = TARGETS.map((p) => ({ ...p, rate: Math.round(p.rate * RATE_SCALE) }));
 
 const CONNECTIONS = Number(env['BENCH_CONNECTIONS'] ?? 256);
-// BENCH_GATEWAYS (1): gateway processes (replicas on their own ports); the load spreads its
-// connections over them as a load balancer would. One Node.js process uses one core at most.
-const GATEWAYS = Number(env['BENCH_GATEWAYS'] ?? 1);
+// BENCH_GATEWAYS (2): gateway processes (replicas on their own ports); the load spreads its
+// connections over them as a load balancer would. One Node.js process runs on one core at a time,
+// and here it shares the cores with PostgreSQL and the load generator: alone it was preempted
+// often enough to cap the machine at 83-87% busy. BENCH_GATEWAY_POOL_SIZE (4): each one's
+// PostgreSQL pool; more connections than cores only add runnable backends competing for them.
+const GATEWAYS = Number(env['BENCH_GATEWAYS'] ?? 2);
+const GATEWAY_POOL_SIZE = env['BENCH_GATEWAY_POOL_SIZE'] ?? '4';
 const round = (ms: number) => Number(ms.toFixed(1));
 
 const say = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -179,6 +183,9 @@ function printTable(rows: Awaited<ReturnType<typeof runPhase>>[]) {
 const benchUrl = await seedDataset(BASE_URL, env);
 const db = new pg.Client({ connectionString: benchUrl, application_name: 'bench-probe' });
 await db.connect();
+// Every run starts without stored wallet-transfer checkpoints (range totals): their first use,
+// which counts the range, is part of the run rather than left to an earlier one.
+await db.query('TRUNCATE wallet_transfer_checkpoints');
 let gateways: RunningGateway[] = [];
 const stop = async () => {
   await Promise.all(gateways.map((g) => g.stop()));
@@ -203,19 +210,21 @@ try {
     RATE_LIMIT_PER_SECOND: '0',
     LOG_LEVEL: env['BENCH_GATEWAY_LOG_LEVEL'] ?? 'info',
     PGOPTIONS: env['BENCH_PG_OPTIONS'],
+    DATABASE_POOL_SIZE: GATEWAY_POOL_SIZE,
   };
-  gateways = await Promise.all(Array.from({ length: GATEWAYS }, () => startGateway(gatewayEnv)));
-  for (const g of gateways) say(`gateway ready at ${g.url} (pid ${g.pid})`);
-
   const only = env['BENCH_ONLY']?.split(',').map((s) => s.trim());
   const results = [];
   for (const phase of PHASES) {
     if (only && !only.includes(phase.endpoint)) continue;
+    // Fresh gateway processes per phase: a saturated phase leaves requests queued in the ones it
+    // used, which would otherwise be served during the next phase.
+    gateways = await Promise.all(Array.from({ length: GATEWAYS }, () => startGateway(gatewayEnv)));
+    for (const g of gateways) say(`gateway ready at ${g.url} (pid ${g.pid})`);
     results.push(await runPhase(gateways, key, db, seed.params, phase));
+    await stop();
+    gateways = [];
     say(`${phase.endpoint}: done`);
   }
-  await stop();
-  gateways = [];
   printTable(results);
 
   // Service time of each query alone (same session settings as the gateway): separates slow
@@ -245,7 +254,7 @@ try {
         NODE_ENV: 'development',
         RATE_LIMIT_PER_SECOND: 0,
         LOG_LEVEL: gatewayEnv.LOG_LEVEL,
-        DATABASE_POOL_SIZE: env['DATABASE_POOL_SIZE'] ?? 'default (10)',
+        DATABASE_POOL_SIZE: Number(GATEWAY_POOL_SIZE),
         PGOPTIONS: gatewayEnv.PGOPTIONS ?? null,
       },
       sessionSettings: { ...READ_SESSION_SETTINGS, overriddenBy: gatewayEnv.PGOPTIONS ?? null },
