@@ -5,7 +5,7 @@
 // warm-up (10 s). Prints a table and writes bench/results/data-api.json at the repo root. It measures
 // and reports; it never passes or fails on a time (the targets are printed next to the figures).
 // Env: DATABASE_URL, REDIS_URL, BENCH_ROWS (10,000,000), BENCH_SECONDS (30),
-// BENCH_WARMUP_SECONDS (10), BENCH_GATEWAYS (2), BENCH_GATEWAY_POOL_SIZE (4), BENCH_ONLY (e.g. "owners,logs"), BENCH_CONNECTIONS (most open
+// BENCH_WARMUP_SECONDS (10), BENCH_GATEWAYS (2), BENCH_GATEWAY_POOL_SIZE (4), BENCH_KEEP_CHECKPOINTS, BENCH_ONLY (e.g. "owners,logs"), BENCH_CONNECTIONS (most open
 // connections, 256), BENCH_RATE_SCALE (1), BENCH_GATEWAY_LOG_LEVEL (info), BENCH_PG_OPTIONS (session settings for the gateway,
 // e.g. "-c jit=on", given in DATABASE_URL's `options` after the gateway's own settings, so they
 // win), BENCH_PROFILE_SAMPLES (300; per-query service times after the load, 0 skips),
@@ -185,7 +185,9 @@ const db = new pg.Client({ connectionString: benchUrl, application_name: 'bench-
 await db.connect();
 // Every run starts without stored wallet-transfer checkpoints (range totals): their first use,
 // which counts the range, is part of the run rather than left to an earlier one.
-await db.query('TRUNCATE wallet_transfer_checkpoints');
+// BENCH_KEEP_CHECKPOINTS=1 keeps those of earlier runs (a server that has been answering a while).
+const KEEP_CHECKPOINTS = env['BENCH_KEEP_CHECKPOINTS'] === '1';
+if (!KEEP_CHECKPOINTS) await db.query('TRUNCATE wallet_transfer_checkpoints');
 let gateways: RunningGateway[] = [];
 const stop = async () => {
   await Promise.all(gateways.map((g) => g.stop()));
@@ -276,6 +278,7 @@ try {
       seconds: SECONDS,
       warmupSeconds: WARMUP,
       rateScale: RATE_SCALE,
+      checkpoints: KEEP_CHECKPOINTS ? 'kept from earlier runs' : 'cleared at the start',
       loadModel:
         'open loop, evenly spaced requests; latency from each request due time (no coordinated omission)',
       databaseConnection: new URL(BASE_URL).searchParams.get('host')?.startsWith('/') ? 'unix socket' : 'tcp',
