@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { hexToBytes } from '../bytes.ts';
 import { Params } from './keyset.ts';
+import { statementName } from './statementName.ts';
 import { walletCountSql } from './walletCountSql.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
@@ -50,10 +51,15 @@ export async function walletRangeTotal(db: Queryable, q: WalletRangeTotalQuery):
     a >= b
       ? '0'
       : walletCountSql(chainP, walletP, ` AND block_number >= ${p.add(a)} AND block_number < ${p.add(b)}`);
+  const sql = `SELECT ${stored(lo.at)} AS lo, ${between(lo.at, from)} AS lo_edge,
+            ${stored(hi.at)} AS hi, ${between(hi.at, end)} AS hi_edge`;
+  // Named: a handful of shapes (which terms are empty), each planned once per pooled session.
   const { rows } = await db.query<{ lo: string | null; lo_edge: string; hi: string | null; hi_edge: string }>(
-    `SELECT ${stored(lo.at)} AS lo, ${between(lo.at, from)} AS lo_edge,
-            ${stored(hi.at)} AS hi, ${between(hi.at, end)} AS hi_edge`,
-    p.values,
+    {
+      name: statementName('wallet_range_total', sql),
+      text: sql,
+      values: p.values,
+    },
   );
   const r = rows[0];
   if (!r) throw new Error('walletRangeTotal: no row');
