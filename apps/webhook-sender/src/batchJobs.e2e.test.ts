@@ -1,13 +1,19 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
 import { type IncomingHttpHeaders, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { type Pool, createPool, insertDelivery, insertStream } from '@tributary/db';
+import { type Pool, createPool } from '@tributary/db';
 import { createTestDatabase, getTestSettings, type TestDatabase, uniqueName } from '@tributary/testkit';
 import { WEBHOOK_QUEUE, enqueueDeliveries, signWebhook } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  exitOf,
+  insertTestAccount,
+  insertTestDelivery,
+  insertTestStream,
+  startSenderProcess,
+  until as untilWithin,
+} from './testing/senderFixtures.ts';
 
 // Deliveries enqueued together (as the matcher enqueues a block event's) travel as one batch job.
 let db: TestDatabase;
@@ -25,78 +31,28 @@ let holdSlow = true;
 const senders: ChildProcess[] = [];
 
 function startSender(): ChildProcess {
-  const s = getTestSettings();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: fileURLToPath(new URL('../', import.meta.url)),
+  const child = startSenderProcess({
+    databaseUrl: db.url,
+    queuePrefix,
+    topicPrefix: `${queuePrefix}.`,
     env: {
-      ...process.env,
-      DATABASE_URL: db.url,
-      REDIS_URL: s.redisUrl,
-      KAFKA_BROKERS: s.kafkaBrokers.join(','),
-      KAFKA_TOPIC_PREFIX: `${queuePrefix}.`,
-      KAFKAJS_NO_PARTITIONER_WARNING: '1',
-      WEBHOOK_QUEUE_PREFIX: queuePrefix,
-      ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
       SENDER_CONCURRENCY: '4',
       WEBHOOK_TIMEOUT_MS: '20000',
       RETRY_SCHEDULE_MS: '200,200',
       // A killed sender's jobs come back soon.
       LOCK_DURATION_MS: '2000',
       STALLED_INTERVAL_MS: '500',
-      OPS_PORT: '0',
-      LOG_LEVEL: 'warn',
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
   });
   senders.push(child);
   return child;
 }
 
-const exitOf = (p: ChildProcess) =>
-  new Promise<void>((r) => (p.exitCode !== null || p.signalCode !== null ? r() : p.once('exit', () => r())));
-
-async function until(probe: () => boolean | Promise<boolean>, what: string) {
-  const deadline = Date.now() + 60_000;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-async function stream(path: string): Promise<string> {
-  const id = randomUUID();
-  await insertStream(pool, {
-    id,
-    accountId,
-    chainIds: [31337],
-    config: {
-      webhookUrl: `${base}${path}`,
-      description: 'd',
-      tag: path,
-      chainIds: ['0x7a69'],
-      includeNativeTxs: true,
-    },
-  });
-  return id;
-}
-
+const until = (probe: () => boolean | Promise<boolean>, what: string) => untilWithin(probe, what, 60_000);
+const stream = (path: string) =>
+  insertTestStream(pool, { accountId, webhookUrl: `${base}${path}`, tag: path });
 let block = 0;
-async function delivery(streamId: string): Promise<string> {
-  block++;
-  const d = await insertDelivery(pool, {
-    id: randomUUID(),
-    streamId,
-    chainId: 31337,
-    blockNumber: block,
-    blockHash: `0x${block.toString(16).padStart(64, '0')}`,
-    confirmed: false,
-    body: JSON.stringify({ confirmed: false, block: { number: String(block) }, retries: 0 }),
-    status: 'pending',
-    logsCount: 0,
-    txsCount: 1,
-  });
-  return d.id;
-}
+const delivery = (streamId: string) => insertTestDelivery(pool, streamId, ++block);
 
 const rowsOf = async (ids: string[]) =>
   (
@@ -136,12 +92,7 @@ beforeAll(async () => {
     connection: { url: getTestSettings().redisUrl, maxRetriesPerRequest: null },
     prefix: queuePrefix,
   });
-  accountId = randomUUID();
-  await pool.query('INSERT INTO accounts (id, name, webhook_secret) VALUES ($1, $2, $3)', [
-    accountId,
-    'a',
-    SECRET,
-  ]);
+  accountId = await insertTestAccount(pool, SECRET);
 });
 
 afterAll(async () => {

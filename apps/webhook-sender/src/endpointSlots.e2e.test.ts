@@ -1,13 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { type Pool, createPool, insertDelivery, insertStream } from '@tributary/db';
+import { type Pool, createPool } from '@tributary/db';
 import { createTestDatabase, getTestSettings, type TestDatabase, uniqueName } from '@tributary/testkit';
 import { WEBHOOK_QUEUE, enqueueDelivery } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  insertTestAccount,
+  insertTestDelivery,
+  insertTestStream,
+  startSenderProcess,
+} from './testing/senderFixtures.ts';
 
 let db: TestDatabase;
 let pool: Pool;
@@ -63,70 +67,29 @@ afterAll(async () => {
 
 describe('one endpoint that never answers', () => {
   it('holds at most ENDPOINT_CONCURRENCY worker slots; the other endpoints are served meanwhile', async () => {
-    const accountId = randomUUID();
-    await pool.query('INSERT INTO accounts (id, name, webhook_secret) VALUES ($1, $2, $3)', [
-      accountId,
-      'a',
-      's',
-    ]);
-    const stream = async (path: string) => {
-      const id = randomUUID();
-      await insertStream(pool, {
-        id,
-        accountId,
-        chainIds: [31337],
-        config: {
-          webhookUrl: `${base}${path}`,
-          description: 'd',
-          tag: path,
-          chainIds: ['0x7a69'],
-          includeNativeTxs: true,
-        },
-      });
-      return id;
-    };
+    const accountId = await insertTestAccount(pool, 's');
+    const stream = (path: string) =>
+      insertTestStream(pool, { accountId, webhookUrl: `${base}${path}`, tag: path });
     const hang = await stream('/hang');
     const ok = await stream('/ok');
     let n = 0;
     const deliver = async (streamId: string) => {
-      n++;
-      const d = await insertDelivery(pool, {
-        id: randomUUID(),
-        streamId,
-        chainId: 31337,
-        blockNumber: n,
-        blockHash: `0x${n.toString(16).padStart(64, '0')}`,
-        confirmed: false,
-        body: JSON.stringify({ confirmed: false, block: { number: String(n) }, retries: 0 }),
-        status: 'pending',
-        logsCount: 0,
-        txsCount: 1,
-      });
-      await enqueueDelivery(queue, d.id, d.id);
+      const id = await insertTestDelivery(pool, streamId, ++n);
+      await enqueueDelivery(queue, id, id);
     };
     for (let i = 0; i < 3; i++) await deliver(hang);
     for (let i = 0; i < 6; i++) await deliver(ok);
 
-    const s = getTestSettings();
-    sender = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: fileURLToPath(new URL('../', import.meta.url)),
+    sender = startSenderProcess({
+      databaseUrl: db.url,
+      queuePrefix,
+      topicPrefix: `${queuePrefix}.`,
       env: {
-        ...process.env,
-        DATABASE_URL: db.url,
-        REDIS_URL: s.redisUrl,
-        KAFKA_BROKERS: s.kafkaBrokers.join(','),
-        KAFKA_TOPIC_PREFIX: `${queuePrefix}.`,
-        KAFKAJS_NO_PARTITIONER_WARNING: '1',
-        WEBHOOK_QUEUE_PREFIX: queuePrefix,
-        ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
         SENDER_CONCURRENCY: '4',
         ENDPOINT_CONCURRENCY: '1',
         WEBHOOK_TIMEOUT_MS: '800',
         RETRY_SCHEDULE_MS: '600000',
-        OPS_PORT: '0',
-        LOG_LEVEL: 'warn',
       },
-      stdio: ['ignore', 'inherit', 'inherit'],
     });
     const rows = async (streamId: string) =>
       (

@@ -1,13 +1,19 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { type Pool, createPool, insertDelivery, insertStream } from '@tributary/db';
+import { type Pool, createPool } from '@tributary/db';
 import { createTestDatabase, getTestSettings, type TestDatabase, uniqueName } from '@tributary/testkit';
 import { WEBHOOK_QUEUE, enqueueDelivery } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  exitOf,
+  insertTestAccount,
+  insertTestDelivery,
+  insertTestStream,
+  startSenderProcess,
+  until as untilWithin,
+} from './testing/senderFixtures.ts';
 
 let db: TestDatabase;
 let pool: Pool;
@@ -21,40 +27,15 @@ const answered: string[] = [];
 let delayMs = 1_500;
 
 function startSender(): ChildProcess {
-  const s = getTestSettings();
-  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: fileURLToPath(new URL('../', import.meta.url)),
-    env: {
-      ...process.env,
-      DATABASE_URL: db.url,
-      REDIS_URL: s.redisUrl,
-      KAFKA_BROKERS: s.kafkaBrokers.join(','),
-      KAFKA_TOPIC_PREFIX: topicPrefix,
-      KAFKAJS_NO_PARTITIONER_WARNING: '1',
-      WEBHOOK_QUEUE_PREFIX: queuePrefix,
-      ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
-      SENDER_CONCURRENCY: '1',
-      WEBHOOK_TIMEOUT_MS: '10000',
-      SHUTDOWN_DEADLINE_MS: '15000',
-      OPS_PORT: '0',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
+  return startSenderProcess({
+    databaseUrl: db.url,
+    queuePrefix,
+    topicPrefix,
+    env: { SENDER_CONCURRENCY: '1', WEBHOOK_TIMEOUT_MS: '10000', SHUTDOWN_DEADLINE_MS: '15000' },
   });
 }
 
-const exitOf = (p: ChildProcess) =>
-  new Promise<number | null>((r) =>
-    p.exitCode !== null ? r(p.exitCode) : p.once('exit', (code) => r(code)),
-  );
-
-async function until(probe: () => boolean | Promise<boolean>, what: string) {
-  const deadline = Date.now() + 30_000;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const until = (probe: () => boolean | Promise<boolean>, what: string) => untilWithin(probe, what, 30_000);
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -88,36 +69,13 @@ afterAll(async () => {
 
 describe('webhook-sender shutdown', () => {
   it('finishes and records the delivery in flight on SIGTERM, exits 0, and a restart sends the rest', async () => {
-    const accountId = randomUUID();
-    await pool.query('INSERT INTO accounts (id, name, webhook_secret) VALUES ($1, $2, $3)', [
-      accountId,
-      'a',
-      's',
-    ]);
-    const streamId = randomUUID();
-    await insertStream(pool, {
-      id: streamId,
-      accountId,
-      chainIds: [31337],
-      config: { webhookUrl: url, description: 'd', tag: 't', chainIds: ['0x7a69'], includeNativeTxs: true },
-    });
+    const accountId = await insertTestAccount(pool, 's');
+    const streamId = await insertTestStream(pool, { accountId, webhookUrl: url, tag: 't' });
     const ids: string[] = [];
     for (const n of [1, 2, 3]) {
-      const hash = `0x${n.toString(16).padStart(64, '0')}`;
-      const d = await insertDelivery(pool, {
-        id: randomUUID(),
-        streamId,
-        chainId: 31337,
-        blockNumber: n,
-        blockHash: hash,
-        confirmed: false,
-        body: JSON.stringify({ confirmed: false, block: { number: String(n) }, retries: 0 }),
-        status: 'pending',
-        logsCount: 0,
-        txsCount: 1,
-      });
-      ids.push(d.id);
-      await enqueueDelivery(queue, d.id, `${streamId}_${n}`);
+      const id = await insertTestDelivery(pool, streamId, n);
+      ids.push(id);
+      await enqueueDelivery(queue, id, `${streamId}_${n}`);
     }
     const statuses = async () =>
       (

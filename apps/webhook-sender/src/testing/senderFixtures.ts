@@ -1,0 +1,101 @@
+// What the sender's end-to-end tests share: the real sender as a child process, and stream and
+// delivery rows written through @tributary/db as the matcher writes them.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { type Pool, insertDelivery, insertStream } from '@tributary/db';
+import { getTestSettings } from '@tributary/testkit';
+
+/**
+ * Starts src/main.ts against the test servers, on its own queue and topic prefixes, with `env`
+ * (concurrency, timeouts, retry schedule...) on top of the settings every test needs.
+ */
+export function startSenderProcess(opts: {
+  databaseUrl: string;
+  queuePrefix: string;
+  topicPrefix: string;
+  env: Record<string, string>;
+}): ChildProcess {
+  const s = getTestSettings();
+  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    env: {
+      ...process.env,
+      DATABASE_URL: opts.databaseUrl,
+      REDIS_URL: s.redisUrl,
+      KAFKA_BROKERS: s.kafkaBrokers.join(','),
+      KAFKA_TOPIC_PREFIX: opts.topicPrefix,
+      KAFKAJS_NO_PARTITIONER_WARNING: '1',
+      WEBHOOK_QUEUE_PREFIX: opts.queuePrefix,
+      ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+      OPS_PORT: '0',
+      LOG_LEVEL: 'warn',
+      ...opts.env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
+/** Resolves with the exit code (null when killed by a signal) once the process has ended. */
+export const exitOf = (p: ChildProcess) =>
+  new Promise<number | null>((r) =>
+    p.exitCode !== null || p.signalCode !== null ? r(p.exitCode) : p.once('exit', (code) => r(code)),
+  );
+
+/** Polls `probe` every 25 ms until it holds; throws after `timeoutMs`. */
+export async function until(probe: () => boolean | Promise<boolean>, what: string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** An account with this webhook secret; returns its id. */
+export async function insertTestAccount(pool: Pool, webhookSecret: string): Promise<string> {
+  const id = randomUUID();
+  await pool.query('INSERT INTO accounts (id, name, webhook_secret) VALUES ($1, $2, $3)', [
+    id,
+    'a',
+    webhookSecret,
+  ]);
+  return id;
+}
+
+/** A devnet stream of native transactions posting to `webhookUrl`; returns its id. */
+export async function insertTestStream(
+  pool: Pool,
+  s: { accountId: string; webhookUrl: string; tag: string },
+): Promise<string> {
+  const id = randomUUID();
+  await insertStream(pool, {
+    id,
+    accountId: s.accountId,
+    chainIds: [31337],
+    config: {
+      webhookUrl: s.webhookUrl,
+      description: 'd',
+      tag: s.tag,
+      chainIds: ['0x7a69'],
+      includeNativeTxs: true,
+    },
+  });
+  return id;
+}
+
+/** A pending unconfirmed delivery of block `blockNumber` (hash derived from it) to a stream; returns its id. */
+export async function insertTestDelivery(pool: Pool, streamId: string, blockNumber: number): Promise<string> {
+  const d = await insertDelivery(pool, {
+    id: randomUUID(),
+    streamId,
+    chainId: 31337,
+    blockNumber,
+    blockHash: `0x${blockNumber.toString(16).padStart(64, '0')}`,
+    confirmed: false,
+    body: JSON.stringify({ confirmed: false, block: { number: String(blockNumber) }, retries: 0 }),
+    status: 'pending',
+    logsCount: 0,
+    txsCount: 1,
+  });
+  return d.id;
+}
