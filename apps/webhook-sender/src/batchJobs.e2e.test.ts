@@ -2,15 +2,17 @@ import type { ChildProcess } from 'node:child_process';
 import { type IncomingHttpHeaders, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Pool, createPool } from '@tributary/db';
-import { createTestDatabase, getTestSettings, type TestDatabase, uniqueName } from '@tributary/testkit';
-import { WEBHOOK_QUEUE, enqueueDeliveries, signWebhook } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { createTestDatabase, type TestDatabase, uniqueName } from '@tributary/testkit';
+import { enqueueDeliveries, signWebhook } from '@tributary/webhooks';
+import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  closeTestServers,
   exitOf,
   insertTestAccount,
   insertTestDelivery,
   insertTestStream,
+  openDeliveryQueue,
   startSenderProcess,
   until as untilWithin,
 } from './testing/senderFixtures.ts';
@@ -88,10 +90,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: getTestSettings().redisUrl, maxRetriesPerRequest: null },
-    prefix: queuePrefix,
-  });
+  queue = openDeliveryQueue(queuePrefix);
   accountId = await insertTestAccount(pool, SECRET);
 });
 
@@ -102,12 +101,7 @@ afterAll(async () => {
       await exitOf(s);
     }
   }
-  await queue?.obliterate({ force: true }).catch(() => undefined);
-  await queue?.close();
-  receiver?.closeAllConnections();
-  await new Promise<void>((r) => receiver?.close(() => r()));
-  await pool?.end();
-  await db?.drop();
+  await closeTestServers({ queue, receiver, pool, db });
 });
 
 describe('batch jobs', () => {

@@ -2,14 +2,16 @@ import type { ChildProcess } from 'node:child_process';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Pool, createPool } from '@tributary/db';
-import { createTestDatabase, getTestSettings, type TestDatabase, uniqueName } from '@tributary/testkit';
-import { WEBHOOK_QUEUE, enqueueDelivery } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { createTestDatabase, type TestDatabase, uniqueName } from '@tributary/testkit';
+import { enqueueDelivery } from '@tributary/webhooks';
+import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  closeTestServers,
   insertTestAccount,
   insertTestDelivery,
   insertTestStream,
+  openDeliveryQueue,
   startSenderProcess,
 } from './testing/senderFixtures.ts';
 
@@ -45,10 +47,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: getTestSettings().redisUrl, maxRetriesPerRequest: null },
-    prefix: queuePrefix,
-  });
+  queue = openDeliveryQueue(queuePrefix);
 });
 
 afterAll(async () => {
@@ -57,12 +56,7 @@ afterAll(async () => {
     sender.kill('SIGTERM');
     await exited;
   }
-  await queue?.obliterate({ force: true }).catch(() => undefined);
-  await queue?.close();
-  receiver?.closeAllConnections();
-  await new Promise<void>((r) => receiver?.close(() => r()));
-  await pool?.end();
-  await db?.drop();
+  await closeTestServers({ queue, receiver, pool, db });
 });
 
 describe('one endpoint that never answers', () => {

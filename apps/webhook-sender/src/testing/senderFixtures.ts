@@ -3,8 +3,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import type { Server } from 'node:http';
 import { type Pool, insertDelivery, insertStream } from '@tributary/db';
-import { getTestSettings } from '@tributary/testkit';
+import { type TestDatabase, getTestSettings } from '@tributary/testkit';
+import { WEBHOOK_QUEUE } from '@tributary/webhooks';
+import { Queue } from 'bullmq';
 
 /**
  * Starts src/main.ts against the test servers, on its own queue and topic prefixes, with `env`
@@ -98,4 +101,26 @@ export async function insertTestDelivery(pool: Pool, streamId: string, blockNumb
     txsCount: 1,
   });
   return d.id;
+}
+
+/** The webhook queue under a test's own prefix (what the matcher enqueues to). */
+export const openDeliveryQueue = (queuePrefix: string) =>
+  new Queue(WEBHOOK_QUEUE, {
+    connection: { url: getTestSettings().redisUrl, maxRetriesPerRequest: null },
+    prefix: queuePrefix,
+  });
+
+/** Tears down what a test opened (any of it may be missing when set-up failed). */
+export async function closeTestServers(t: {
+  queue?: Queue;
+  receiver?: Server;
+  pool?: Pool;
+  db?: TestDatabase;
+}) {
+  await t.queue?.obliterate({ force: true }).catch(() => undefined);
+  await t.queue?.close();
+  t.receiver?.closeAllConnections();
+  await new Promise<void>((r) => (t.receiver ? t.receiver.close(() => r()) : r()));
+  await t.pool?.end();
+  await t.db?.drop();
 }
