@@ -3,7 +3,7 @@ import { type BinaryCopyWriter, copyBinary, encodeFields } from './binaryCopy.ts
 import type { BlockSegment, SegmentBlock } from './chainRows.ts';
 import { copyRows } from './copyRows.ts';
 import { forgetCheckpointsSql } from './forgetCheckpointsSql.ts';
-import { ownerDeltasSql, supplyDeltasSql } from './transferDeltasSql.ts';
+import { applySupplyDeltasSql, ownerDeltasSql } from './transferDeltasSql.ts';
 
 const ZERO_HEX = '0x0000000000000000000000000000000000000000';
 
@@ -75,13 +75,7 @@ WITH ins AS (
   ON CONFLICT (chain_id, token_address, owner_address) DO UPDATE
     SET balance = bl.balance + EXCLUDED.balance, transfer_count = bl.transfer_count + EXCLUDED.transfer_count
   RETURNING 1
-), sup AS (
-  UPDATE tokens t SET total_supply = t.total_supply + d.delta
-  FROM (
-${supplyDeltasSql('ins')}
-  ) d
-  WHERE t.chain_id = d.chain_id AND t.address = d.token_address AND t.total_supply IS NOT NULL
-  RETURNING 1
+), sup AS (${applySupplyDeltasSql('ins', '+')}
 ), stale AS (
   ${forgetCheckpointsSql('ins', 'block_number')}
 )

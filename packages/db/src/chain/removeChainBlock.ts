@@ -2,7 +2,7 @@ import { hexToBytes } from '../bytes.ts';
 import type { PoolClient } from 'pg';
 import type { RemovedBlock } from './chainRows.ts';
 import { forgetCheckpointsSql } from './forgetCheckpointsSql.ts';
-import { ownerDeltasSql, supplyDeltasSql } from './transferDeltasSql.ts';
+import { applySupplyDeltasSql, ownerDeltasSql } from './transferDeltasSql.ts';
 
 // Reverses exactly the balance, transfer-count and supply deltas of the transfer rows this
 // statement deleted, and forgets the wallet-transfer checkpoints above them: removing a block
@@ -19,13 +19,7 @@ ${ownerDeltasSql('del')}
   ) d
   WHERE bl.chain_id = d.chain_id AND bl.token_address = d.token_address AND bl.owner_address = d.owner
   RETURNING 1
-), sup AS (
-  UPDATE tokens t SET total_supply = t.total_supply - d.delta
-  FROM (
-${supplyDeltasSql('del')}
-  ) d
-  WHERE t.chain_id = d.chain_id AND t.address = d.token_address AND t.total_supply IS NOT NULL
-  RETURNING 1
+), sup AS (${applySupplyDeltasSql('del', '-')}
 ), stale AS (
   ${forgetCheckpointsSql('del', 'block_number')}
 )

@@ -18,11 +18,20 @@ export const ownerDeltasSql = (rows: string): string => `
         FROM ${rows} WHERE to_address <> from_address
     ) x GROUP BY chain_id, token_address, owner`;
 
-/** Per (chain, token): mints minus burns of `rows` in blocks after the token's metadata read. */
-export const supplyDeltasSql = (rows: string): string => `
+/**
+ * Adds (`+`, projecting) or takes back (`-`, reversing) the total-supply change of `rows`: per
+ * (chain, token), mints minus burns in blocks after the token's metadata read; tokens whose
+ * supply is unknown are left alone. An UPDATE for a WITH list.
+ */
+export const applySupplyDeltasSql = (rows: string, sign: '+' | '-'): string => `
+  UPDATE tokens t SET total_supply = t.total_supply ${sign} d.delta
+  FROM (
     SELECT i.chain_id, i.token_address,
       sum(CASE WHEN i.from_address = ${ZERO} THEN i.value ELSE 0 END)
         - sum(CASE WHEN i.to_address = ${ZERO} THEN i.value ELSE 0 END) AS delta
     FROM ${rows} i JOIN tokens k ON k.chain_id = i.chain_id AND k.address = i.token_address
     WHERE i.block_number > k.read_at_block AND (i.from_address = ${ZERO} OR i.to_address = ${ZERO})
-    GROUP BY i.chain_id, i.token_address`;
+    GROUP BY i.chain_id, i.token_address
+  ) d
+  WHERE t.chain_id = d.chain_id AND t.address = d.token_address AND t.total_supply IS NOT NULL
+  RETURNING 1`;
