@@ -242,6 +242,8 @@ describe('createBlockProjector', () => {
       { owner: alice.slice(2), balance: '100' },
       { owner: bob.slice(2), balance: '0' },
     ]);
+    // Block 3's burn of 10 is taken back from the total supply (90 -> 100).
+    expect((await tables(db.pool)).supply).toEqual([{ total_supply: '100' }]);
 
     // A new branch at height 2 (a fresh block: the COPY path) counts again.
     const branchBlock = (n: number, hash: number, transfers: [string, string, bigint][]) =>
