@@ -36,14 +36,16 @@ export async function walletRangeTotal(db: Queryable, q: WalletRangeTotalQuery):
   const end = q.toBlock + 1;
   if (from >= end) return 0;
   const wallet = hexToBytes(q.wallet);
-  const lo = boundAt(from, q);
-  const hi = boundAt(end, q);
+  const lo = checkpointFor(from, q);
+  const hi = checkpointFor(end, q);
+  // Both bounds past the same checkpoint: it cancels out, the two edge counts are the total.
+  const shared = lo === hi;
 
   const p = new Params();
   const chainP = p.add(q.chainId);
   const walletP = p.add(wallet);
   const stored = (at: number) =>
-    at === 0
+    at === 0 || shared
       ? '0'
       : `(SELECT transfers FROM wallet_transfer_checkpoints
            WHERE chain_id = ${chainP} AND wallet = ${walletP} AND before_block = ${p.add(at)})`;
@@ -51,8 +53,8 @@ export async function walletRangeTotal(db: Queryable, q: WalletRangeTotalQuery):
     a >= b
       ? '0'
       : walletCountSql(chainP, walletP, ` AND block_number >= ${p.add(a)} AND block_number < ${p.add(b)}`);
-  const sql = `SELECT ${stored(lo.at)} AS lo, ${between(lo.at, from)} AS lo_edge,
-            ${stored(hi.at)} AS hi, ${between(hi.at, end)} AS hi_edge`;
+  const sql = `SELECT ${stored(lo)} AS lo, ${between(lo, from)} AS lo_edge,
+            ${stored(hi)} AS hi, ${between(hi, end)} AS hi_edge`;
   // Named: a handful of shapes (which terms are empty), each planned once per pooled session.
   const { rows } = await db.query<{ lo: string | null; lo_edge: string; hi: string | null; hi_edge: string }>(
     {
@@ -63,17 +65,18 @@ export async function walletRangeTotal(db: Queryable, q: WalletRangeTotalQuery):
   );
   const r = rows[0];
   if (!r) throw new Error('walletRangeTotal: no row');
+  // A missing checkpoint reads as null: computed and stored now (`stored` wrote 0 where none is needed).
   const below = async (at: number, value: string | null, edge: string) =>
     (value === null ? await storeCheckpoint(db, q, wallet, at) : Number(value)) + Number(edge);
-  return (await below(hi.at, r.hi, r.hi_edge)) - (await below(lo.at, r.lo, r.lo_edge));
+  return (await below(hi, r.hi, r.hi_edge)) - (await below(lo, r.lo, r.lo_edge));
 }
 
 /** The checkpoint a bound counts from: the highest multiple of the spacing at or below x in final history (0: none). */
-function boundAt(x: number, q: WalletRangeTotalQuery): { at: number } {
+function checkpointFor(x: number, q: WalletRangeTotalQuery): number {
   const step = q.checkpointBlocks;
   // A checkpoint at c covers blocks below c: usable when c - 1 is final.
   const lastFinal = Math.floor((q.pin - q.confirmations + 1) / step) * step;
-  return { at: Math.max(0, Math.min(Math.floor(x / step) * step, lastFinal)) };
+  return Math.max(0, Math.min(Math.floor(x / step) * step, lastFinal));
 }
 
 /**
