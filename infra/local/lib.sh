@@ -7,6 +7,14 @@ LOCAL_DIR="$TRIBUTARY_ROOT/infra/local"
 DATA_DIR=${TRIBUTARY_DATA_DIR:-$TRIBUTARY_ROOT/.data}
 CACHE_DIR=${TRIBUTARY_CACHE_DIR:-$TRIBUTARY_ROOT/.cache}
 
+# The port variables the caller set. The others may move when their default is taken by another
+# program (a CI runner, a second checkout): see claim_port.
+declare -A PORT_GIVEN=()
+for _var in PG_PORT REDIS_PORT KAFKA_PORT KAFKA_CONTROLLER_PORT ANVIL_PORT; do
+  [ -n "${!_var:-}" ] && PORT_GIVEN[$_var]=1
+done
+unset _var
+
 PG_PORT=${PG_PORT:-55432}
 REDIS_PORT=${REDIS_PORT:-56379}
 KAFKA_PORT=${KAFKA_PORT:-59092}
@@ -14,6 +22,18 @@ KAFKA_CONTROLLER_PORT=${KAFKA_CONTROLLER_PORT:-59093}
 ANVIL_PORT=${ANVIL_PORT:-58545}
 
 ALL_SERVICES=(pg redis kafka anvil)
+
+# The port a server was started on is kept in its data dir ($DATA_DIR/<service>/<VAR>), so that
+# status.sh, down.sh and the next up.sh find it there when claim_port had to move it.
+declare -A PORT_SERVICE=([PG_PORT]=pg [REDIS_PORT]=redis [KAFKA_PORT]=kafka [KAFKA_CONTROLLER_PORT]=kafka
+  [ANVIL_PORT]=anvil)
+port_file() { printf '%s/%s/%s' "$DATA_DIR" "${PORT_SERVICE[$1]}" "$1"; }
+for _var in "${!PORT_SERVICE[@]}"; do
+  if [ -z "${PORT_GIVEN[$_var]:-}" ] && [ -s "$(port_file "$_var")" ]; then
+    printf -v "$_var" '%s' "$(head -n1 "$(port_file "$_var")")"
+  fi
+done
+unset _var
 
 log() { printf '[infra] %s\n' "$*" >&2; }
 die() { printf '[infra] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -96,12 +116,38 @@ apt_install() {
     || die "apt-get install $* failed"
 }
 
-# A port already taken by another program is a clear error, not a hang.
-require_free_port() {
-  local name=$1 port=$2
-  if port_open "$port"; then
-    die "$name: port $port is in use by something that does not answer as $name; pick another with the port env var"
+# claim_port NAME VAR: makes sure nothing listens on the port in VAR before NAME starts there. A port
+# the caller set (env var) that is taken is a clear error, not a hang; a default port that another
+# program holds moves to the next free one above it (logged, printed by up.sh's env lines and kept
+# for status.sh and down.sh).
+CLAIMED_PORTS=" "
+claim_port() {
+  local name=$1 var=$2 port=${!2} p
+  if ! port_open "$port" && [[ "$CLAIMED_PORTS" != *" $port "* ]]; then
+    CLAIMED_PORTS+="$port "
+    keep_port "$var"
+    return 0
   fi
+  [ -n "${PORT_GIVEN[$var]:-}" ] &&
+    die "$name: port $port is in use by something that does not answer as $name; pick another with $var"
+  for ((p = port + 1; p <= port + 200 && p <= 65535; p++)); do
+    if ! port_open "$p" && [[ "$CLAIMED_PORTS" != *" $p "* ]]; then
+      log "$name: port $port is in use by another program; using $p instead (set $var to choose)"
+      printf -v "$var" '%s' "$p"
+      CLAIMED_PORTS+="$p "
+      keep_port "$var"
+      return 0
+    fi
+  done
+  die "$name: port $port and the 200 above it are in use; pick a free one with $var"
+}
+
+# keep_port VAR: records the port a server is started on.
+keep_port() {
+  local var=$1 file
+  file=$(port_file "$var")
+  mkdir -p "$(dirname "$file")"
+  printf '%s\n' "${!var}" >"$file"
 }
 
 # parse_services ARGS...: validates names (pg redis kafka anvil; postgres is an alias), defaults to all.

@@ -42,7 +42,7 @@ anvil_start() {
     log "anvil: already answering on port $ANVIL_PORT (not managed from $DATA_DIR)"
     return 0
   fi
-  require_free_port anvil "$ANVIL_PORT"
+  claim_port anvil ANVIL_PORT
   anvil_install
   mkdir -p "$ANVIL_DIR"
   local args=(--host 127.0.0.1 --port "$ANVIL_PORT" --chain-id "$ANVIL_CHAIN_ID" --mnemonic "$ANVIL_MNEMONIC")

@@ -21,8 +21,8 @@ kafka_start() {
     log "kafka: already answering on port $KAFKA_PORT (not managed from $DATA_DIR)"
     return 0
   fi
-  require_free_port kafka "$KAFKA_PORT"
-  require_free_port kafka-controller "$KAFKA_CONTROLLER_PORT"
+  claim_port kafka KAFKA_PORT
+  claim_port kafka-controller KAFKA_CONTROLLER_PORT
   local libs
   libs=$(bash "$TRIBUTARY_ROOT/infra/kafka/fetch-kafka.sh") || die "kafka: could not fetch the broker jars"
   mkdir -p "$KAFKA_DIR"

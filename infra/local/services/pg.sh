@@ -76,7 +76,7 @@ pg_start() {
     log "pg: already answering on port $PG_PORT (not managed from $DATA_DIR)"
     return 0
   fi
-  require_free_port pg "$PG_PORT"
+  claim_port pg PG_PORT
   pg_install
   pg_init || return 1
   log "pg: starting on 127.0.0.1:$PG_PORT (data $PG_DATA)"

@@ -25,7 +25,7 @@ redis_start() {
     log "redis: already answering on port $REDIS_PORT (not managed from $DATA_DIR)"
     return 0
   fi
-  require_free_port redis "$REDIS_PORT"
+  claim_port redis REDIS_PORT
   redis_install
   mkdir -p "$REDIS_DIR"
   cat >"$REDIS_CONF" <<CONF
