@@ -19,8 +19,26 @@ export CHAIN_ID=${CHAIN_ID:-31337}
 export NODE_ENV=${NODE_ENV:-development}
 # The demo receiver listens on loopback, which production refuses.
 export ALLOW_PRIVATE_WEBHOOK_URLS=${ALLOW_PRIVATE_WEBHOOK_URLS:-true}
-HTTP_PORT=${HTTP_PORT:-8080}
-RECEIVER_PORT=${RECEIVER_PORT:-8099}
+# Service ports: one set through its env var is used as given; a default that another program holds
+# moves to the next free port (said below, and in the summary at the end).
+. infra/lib/ports.sh
+pick_port() { # VAR DEFAULT
+  local var=$1 default=$2 p
+  if [ -n "${!var:-}" ]; then
+    TAKEN_PORTS+="${!var} "
+    return 0
+  fi
+  p=$(free_port_from "$default") || { say "ERROR: no free port from $default; set $var"; exit 1; }
+  [ "$p" = "$default" ] || say "port $default is taken; $var=$p"
+  TAKEN_PORTS+="$p "
+  printf -v "$var" '%s' "$p"
+}
+pick_port HTTP_PORT 8080
+pick_port RECEIVER_PORT 8099
+pick_port FOLLOWER_OPS_PORT 9101
+pick_port PROJECTOR_OPS_PORT 9102
+pick_port MATCHER_OPS_PORT 9103
+pick_port SENDER_OPS_PORT 9104
 logs=${TRIBUTARY_DATA_DIR:-$root/.data}/logs
 mkdir -p "$logs"
 
@@ -63,15 +81,15 @@ wait_ready() { # name url
   exit 1
 }
 
-run_bg chain-follower node --import tsx apps/chain-follower/src/main.ts
-run_bg projector node --import tsx apps/projector/src/main.ts
-run_bg stream-matcher node --import tsx apps/stream-matcher/src/main.ts
-run_bg webhook-sender node --import tsx apps/webhook-sender/src/main.ts
+OPS_PORT=$FOLLOWER_OPS_PORT run_bg chain-follower node --import tsx apps/chain-follower/src/main.ts
+OPS_PORT=$PROJECTOR_OPS_PORT run_bg projector node --import tsx apps/projector/src/main.ts
+OPS_PORT=$MATCHER_OPS_PORT run_bg stream-matcher node --import tsx apps/stream-matcher/src/main.ts
+OPS_PORT=$SENDER_OPS_PORT run_bg webhook-sender node --import tsx apps/webhook-sender/src/main.ts
 HTTP_PORT=$HTTP_PORT run_bg gateway node --import tsx apps/gateway/src/main.ts
-wait_ready chain-follower http://127.0.0.1:9101/readyz
-wait_ready projector http://127.0.0.1:9102/readyz
-wait_ready stream-matcher http://127.0.0.1:9103/readyz
-wait_ready webhook-sender http://127.0.0.1:9104/readyz
+wait_ready chain-follower "http://127.0.0.1:$FOLLOWER_OPS_PORT/readyz"
+wait_ready projector "http://127.0.0.1:$PROJECTOR_OPS_PORT/readyz"
+wait_ready stream-matcher "http://127.0.0.1:$MATCHER_OPS_PORT/readyz"
+wait_ready webhook-sender "http://127.0.0.1:$SENDER_OPS_PORT/readyz"
 wait_ready gateway "http://127.0.0.1:$HTTP_PORT/readyz"
 
 api() { curl -sf -H "x-api-key: $API_KEY" -H 'content-type: application/json' "$@"; }
@@ -109,6 +127,7 @@ cat <<TXT
 Tributary is running on the local devnet (chain devnet = 0x7a69).
   dev API key:  $API_KEY
   gateway:      http://127.0.0.1:$HTTP_PORT   (metrics: /metrics, readiness: /readyz)
+  ops ports:    follower $FOLLOWER_OPS_PORT, projector $PROJECTOR_OPS_PORT, matcher $MATCHER_OPS_PORT, sender $SENDER_OPS_PORT (/healthz /readyz /metrics)
   demo stream:  $STREAM_ID -> http://127.0.0.1:$RECEIVER_PORT/webhook
   logs:         $logs/*.log
 

@@ -54,8 +54,8 @@ pid_alive() {
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
 }
 
-# port_open PORT: something accepts TCP connections on 127.0.0.1:PORT.
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# shellcheck source=../lib/ports.sh
+. "$TRIBUTARY_ROOT/infra/lib/ports.sh"
 
 # wait_until SECONDS CMD...: polls CMD every 0.5 s; returns 1 on timeout.
 wait_until() {
@@ -120,26 +120,18 @@ apt_install() {
 # the caller set (env var) that is taken is a clear error, not a hang; a default port that another
 # program holds moves to the next free one above it (logged, printed by up.sh's env lines and kept
 # for status.sh and down.sh).
-CLAIMED_PORTS=" "
 claim_port() {
   local name=$1 var=$2 port=${!2} p
-  if ! port_open "$port" && [[ "$CLAIMED_PORTS" != *" $port "* ]]; then
-    CLAIMED_PORTS+="$port "
-    keep_port "$var"
-    return 0
+  if [ -n "${PORT_GIVEN[$var]:-}" ]; then
+    p=$(free_port_from "$port") && [ "$p" = "$port" ] ||
+      die "$name: port $port is in use by something that does not answer as $name; pick another with $var"
+  else
+    p=$(free_port_from "$port") || die "$name: port $port and the 200 above it are in use; pick a free one with $var"
+    [ "$p" = "$port" ] || log "$name: port $port is taken; using $p instead (set $var to choose)"
+    printf -v "$var" '%s' "$p"
   fi
-  [ -n "${PORT_GIVEN[$var]:-}" ] &&
-    die "$name: port $port is in use by something that does not answer as $name; pick another with $var"
-  for ((p = port + 1; p <= port + 200 && p <= 65535; p++)); do
-    if ! port_open "$p" && [[ "$CLAIMED_PORTS" != *" $p "* ]]; then
-      log "$name: port $port is in use by another program; using $p instead (set $var to choose)"
-      printf -v "$var" '%s' "$p"
-      CLAIMED_PORTS+="$p "
-      keep_port "$var"
-      return 0
-    fi
-  done
-  die "$name: port $port and the 200 above it are in use; pick a free one with $var"
+  TAKEN_PORTS+="$p "
+  keep_port "$var"
 }
 
 # keep_port VAR: records the port a server is started on.
