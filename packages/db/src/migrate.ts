@@ -1,9 +1,17 @@
 import { createHash } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations/', import.meta.url));
+/**
+ * The package's migrations folder, found through the package's own name so that it is the same
+ * from this source and from an app's bundle (dist/main.mjs, where import.meta.url is the bundle's).
+ */
+export const MIGRATIONS_DIR = join(
+  dirname(createRequire(import.meta.url).resolve('@tributary/db/package.json')),
+  'migrations',
+);
 
 export interface Migration {
   version: number;
@@ -16,7 +24,7 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
   const files = (await readdir(dir)).filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f)).sort();
   return Promise.all(
     files.map(async (file) => {
-      const sql = await readFile(`${dir}${file}`, 'utf8');
+      const sql = await readFile(join(dir, file), 'utf8');
       return {
         version: Number(file.slice(0, 3)),
         name: file.slice(4, -4),

@@ -7,6 +7,7 @@
 // Prints progress and the figures; writes bench/results/backfill.json at the repo root.
 // Measures; never passes or fails on a time.
 // Env: BENCH_LOGS (1000000), BENCH_LOGS_PER_TX (5000), BENCH_COMPRESSION (none|gzip, default none),
+// BENCH_APPS_FROM (bundle: dist/main.mjs as the image runs it; source: src/main.ts through tsx),
 // BENCH_KEEP_LOGS=true keeps the services' log files, BENCH_CPU_PROF=<dir> writes their CPU profiles
 // there, BENCH_NODE_OPTIONS replaces the services' NODE_OPTIONS, BENCH_NODE_ARGS adds node flags
 // (e.g. --trace-gc), BENCH_FOLLOWER_<NAME> overrides one of the follower settings below;
@@ -64,6 +65,7 @@ const PROJECTOR_ENV = {
 // Short-lived bulk objects: a larger young generation lets them die there instead of being promoted.
 const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'] ?? '--max-semi-space-size=64';
 const PROFILE = process.env['BENCH_CPU_PROF'];
+const FROM = process.env['BENCH_APPS_FROM'] === 'source' ? 'source' : 'bundle';
 
 const loadSamples: number[] = [];
 const children: ChildProcess[] = [];
@@ -259,7 +261,7 @@ try {
       logsAndTransfersLogsPerSec: Math.round(rawLogsTransfers),
     },
     projectedRows,
-    services: { follower: FOLLOWER_ENV, projector: PROJECTOR_ENV, nodeOptions: NODE_OPTIONS },
+    services: { follower: FOLLOWER_ENV, projector: PROJECTOR_ENV, nodeOptions: NODE_OPTIONS, appsFrom: FROM },
     machine: await machine(dbUrl),
     load: {
       atStart: loadAtStart.map(round),
@@ -303,8 +305,15 @@ function startApp(app: string, env: Record<string, string>): ChildProcess {
   const log = createWriteStream(join(logDir, `${app}.log`));
   const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE, app)}`] : [];
   const extra = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...profile, ...extra, '--import', 'tsx', 'src/main.ts'], {
-    cwd: join(ROOT, 'apps', app),
+  const cwd = join(ROOT, 'apps', app);
+  // As the image runs them: from the app's bundle (built here), or from source through tsx.
+  let main = ['--import', 'tsx', 'src/main.ts'];
+  if (FROM === 'bundle') {
+    execFileSync(process.execPath, [join(ROOT, 'infra/build/bundle.mjs')], { cwd, stdio: 'ignore' });
+    main = ['dist/main.mjs'];
+  }
+  const child = spawn(process.execPath, [...profile, ...extra, ...main], {
+    cwd,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

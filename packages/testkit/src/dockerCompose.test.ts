@@ -111,9 +111,10 @@ describe('docker-compose.yml', () => {
     expect(services['migrate']?.depends_on?.['postgres']).toEqual({ condition: 'service_healthy' });
   });
 
-  it('builds an image whose command starts the app named by APP with tsx', () => {
+  it('builds an image that bundles the apps and starts the one named by APP from its bundle', () => {
     const dockerfile = readFileSync(join(REPO_ROOT, 'infra/docker/Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/^FROM node:20-slim$/m);
-    expect(dockerfile).toContain('node --import tsx apps/$APP/src/main.ts');
+    expect(dockerfile).toMatch(/^RUN pnpm build$/m);
+    expect(dockerfile).toContain('exec node apps/$APP/dist/main.mjs');
   });
 });
