@@ -150,11 +150,12 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
       inFlight++;
       if (inFlight > maxInFlight) maxInFlight = inFlight;
       try {
-        const { status, body } = await pool.get(path);
+        const response = await pool.get(path);
+        const { status, body } = response;
         if (finished) return;
         latencies.push(performance.now() - dueAt);
         statusCounts[status] = (statusCounts[status] ?? 0) + 1;
-        bytes += body.length;
+        bytes += response.bytes;
         o.onResponse?.(path, status, body);
       } catch {
         if (!finished) errors++;
