@@ -7,6 +7,7 @@
 // copied whole, so the generator's garbage collector does not pause it for the ~30 MB/s of pages it
 // reads, which showed as extra latency on whatever was in flight.
 import { connect, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 
 export interface RawResponse {
   status: number;
@@ -96,6 +97,8 @@ export class KeepAliveConnection {
   private pending: { resolve(r: RawResponse): void; reject(e: Error): void } | null = null;
   /** False once the socket closed or failed: the pool then drops it. */
   usable = true;
+  /** performance.now() when its last response ended (or it was opened). */
+  idleSince = performance.now();
 
   constructor(host: string, port: number) {
     this.socket = connect({
@@ -197,6 +200,7 @@ export class KeepAliveConnection {
 
   private complete(head: Head, bytes: number): void {
     this.head = null;
+    this.idleSince = performance.now();
     if (head.close) this.destroy();
     const p = this.pending;
     this.pending = null;

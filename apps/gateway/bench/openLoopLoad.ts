@@ -48,9 +48,11 @@ function connectionPool(origin: string, max: number, headers: Record<string, str
   const all = new Set<KeepAliveConnection>();
   const waiting: ((c: KeepAliveConnection) => void)[] = [];
   const acquire = (): Promise<KeepAliveConnection> | KeepAliveConnection => {
-    // The server closes idle connections after its keep-alive timeout: skip those.
+    // The server closes idle connections after its keep-alive timeout (5 s): skip those, and close
+    // ours before it does, as HTTP clients do (a request written as the server closes would fail).
     for (let c = idle.pop(); c; c = idle.pop()) {
-      if (c.usable) return c;
+      if (c.usable && performance.now() - c.idleSince < CLIENT_IDLE_MS) return c;
+      c.destroy();
       all.delete(c);
     }
     if (all.size < max) {
@@ -91,6 +93,8 @@ function connectionPool(origin: string, max: number, headers: Record<string, str
 }
 
 const STRAGGLER_SECONDS = 60;
+/** Idle keep-alive connections older than this are not reused (the gateway closes them at 5 s). */
+const CLIENT_IDLE_MS = 4_000;
 
 /** Connection pools of several origins, one request to each in turn. */
 function roundRobin(origins: readonly string[], max: number, headers: Record<string, string>) {
