@@ -299,4 +299,39 @@ describe('GET /api/v2.2/:address/erc20/transfers: total', () => {
       expect(await firstPageTotal(wallet, 'from_block=0&to_block=20')).toBe(String(expected));
     }
   });
+  it('stores no checkpoint computed from history that a reorg still running changes', async () => {
+    // The projector's code, in its own transaction, removes a block deeper than the confirmation
+    // depth and has not committed yet while a range total computes its checkpoints (8 and 16, both
+    // above the block). Computed from the history before the removal, they would be stored stale.
+    await gw.db.pool.query('DELETE FROM wallet_transfer_checkpoints WHERE chain_id = $1', [CHAIN]);
+    const writer = await gw.db.pool.connect();
+    let settled = false;
+    try {
+      await writer.query('BEGIN');
+      const removed = await removeChainBlock(writer, { chainId: CHAIN, number: 6, hash: blockHashOf(6) });
+      expect(removed.transfers).toBeGreaterThan(0);
+      const reading = firstPageTotal(W, `from_block=9&to_block=${HEAD}`).finally(() => {
+        settled = true;
+      });
+      // Until the reader waits for the writer (or is done without waiting), then the writer commits.
+      for (let i = 0; i < 200 && !settled; i++) {
+        const { rows } = await gw.db.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        if ((rows[0]?.n ?? 0) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await writer.query('COMMIT');
+      await reading;
+    } finally {
+      writer.release();
+    }
+    expect(await wrongCheckpoints()).toEqual([]);
+    for (const from of [5, 9, 13]) {
+      const expected = (await truth({ wallet: W, fromBlock: from, toBlock: HEAD })).length;
+      expect(await firstPageTotal(W, `from_block=${from}&to_block=${HEAD}`)).toBe(String(expected));
+    }
+    expect(await wrongCheckpoints()).toEqual([]);
+  });
 });

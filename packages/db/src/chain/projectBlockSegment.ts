@@ -3,6 +3,7 @@ import { type BinaryCopyWriter, copyBinary, encodeFields } from './binaryCopy.ts
 import type { BlockSegment, SegmentBlock } from './chainRows.ts';
 import { copyRows } from './copyRows.ts';
 import { forgetCheckpointsSql } from './forgetCheckpointsSql.ts';
+import { earliestBlocks, markHistoryChanged } from './markHistoryChanged.ts';
 import { applySupplyDeltasSql, ownerDeltasSql } from './transferDeltasSql.ts';
 
 const ZERO_HEX = '0x0000000000000000000000000000000000000000';
@@ -163,9 +164,13 @@ export interface BegunSegment {
  * wait for, except on the very blocks it inserts: so a later segment may run it on another
  * connection while an earlier one finishes, and finish() after that one committed. finish()
  * writes confirmations, tokens, account kinds, balance and supply deltas and the rows of the
- * other blocks; these touch rows shared between segments (balances, tokens).
+ * other blocks; these touch rows shared between segments (balances, tokens). A segment that
+ * reaches at or below the chain's newest transfer block (a reorg, older blocks) also locks the
+ * chain's history version (markHistoryChanged); new blocks above the head never do.
  */
 export async function beginBlockSegment(client: PoolClient, seg: BlockSegment): Promise<BegunSegment> {
+  // Before any row changes: transfers reaching below the head order themselves against checkpoint computations.
+  await markHistoryChanged(client, earliestBlocks(seg.blocks.filter((b) => b.transfers.length > 0)));
   await client.query(STAGING);
   // JIT compilation of these one-off bulk statements costs more than it saves.
   await client.query('SET LOCAL jit = off');

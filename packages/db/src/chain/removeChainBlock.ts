@@ -2,6 +2,7 @@ import { hexToBytes } from '../bytes.ts';
 import type { PoolClient } from 'pg';
 import type { RemovedBlock } from './chainRows.ts';
 import { forgetCheckpointsSql } from './forgetCheckpointsSql.ts';
+import { markHistoryChanged } from './markHistoryChanged.ts';
 import { applySupplyDeltasSql, ownerDeltasSql } from './transferDeltasSql.ts';
 
 // Reverses exactly the balance, transfer-count and supply deltas of the transfer rows this
@@ -32,6 +33,7 @@ export async function removeChainBlock(
 ): Promise<{ blocks: number; logs: number; transfers: number }> {
   const hash = hexToBytes(block.hash);
   const params = [block.chainId, block.number, hash];
+  await markHistoryChanged(client, new Map([[block.chainId, block.number]]));
   const transfers =
     (await client.query<{ transfers: number }>(DELETE_TRANSFERS, params)).rows[0]?.transfers ?? 0;
   const logs = await client.query(

@@ -83,27 +83,46 @@ function checkpointFor(x: number, q: WalletRangeTotalQuery): number {
  * Computes the wallet's transfers below block `at` in one snapshot, from whichever is nearest to
  * it: a stored checkpoint below or above, the chain's first block, or the head (the wallet's
  * per-token transfer counts minus the transfers from `at` on), and stores it. Two gateways doing
- * it at once store the same number once.
+ * it at once store the same number once. It is stored only if the chain's history version
+ * (chain_history_versions, see markHistoryChanged) read with the snapshot is still the newest one
+ * when it is stored: a reorg or a late older block that committed after the snapshot was taken
+ * would make it stale, and one still running waits for this share lock and then forgets the row.
  */
-async function storeCheckpoint(db: Queryable, q: WalletRangeTotalQuery, wallet: Buffer, at: number) {
-  const near = await db.query<{ lower: string | null; upper: string | null }>(
-    `SELECT (SELECT before_block || ',' || transfers FROM wallet_transfer_checkpoints
-              WHERE chain_id = $1 AND wallet = $2 AND before_block < $3
-              ORDER BY before_block DESC LIMIT 1) AS lower,
-            (SELECT before_block || ',' || transfers FROM wallet_transfer_checkpoints
-              WHERE chain_id = $1 AND wallet = $2 AND before_block > $3
-              ORDER BY before_block ASC LIMIT 1) AS upper`,
-    [q.chainId, wallet, at],
+async function storeCheckpoint(
+  db: Queryable,
+  q: WalletRangeTotalQuery,
+  wallet: Buffer,
+  at: number,
+  useStored = true,
+): Promise<number> {
+  // The version row must exist before the snapshot: a row created after it could not be locked.
+  await db.query(
+    'INSERT INTO chain_history_versions (chain_id, version) VALUES ($1, 0) ON CONFLICT DO NOTHING',
+    [q.chainId],
   );
-  const parse = (s: string | null | undefined) => (s ? (s.split(',').map(Number) as [number, number]) : null);
-  const lower = parse(near.rows[0]?.lower);
-  const upper = parse(near.rows[0]?.upper);
+  const near = useStored
+    ? await db.query<{ lower: string | null; upper: string | null }>(
+        `SELECT (SELECT before_block FROM wallet_transfer_checkpoints
+                  WHERE chain_id = $1 AND wallet = $2 AND before_block < $3
+                  ORDER BY before_block DESC LIMIT 1) AS lower,
+                (SELECT before_block FROM wallet_transfer_checkpoints
+                  WHERE chain_id = $1 AND wallet = $2 AND before_block > $3
+                  ORDER BY before_block ASC LIMIT 1) AS upper`,
+        [q.chainId, wallet, at],
+      )
+    : undefined;
+  const lower = near?.rows[0]?.lower == null ? null : Number(near.rows[0].lower);
+  const upper = near?.rows[0]?.upper == null ? null : Number(near.rows[0].upper);
 
   const p = new Params();
   const chainP = p.add(q.chainId);
   const walletP = p.add(wallet);
   const atP = p.add(at);
   const count = (conds: string) => walletCountSql(chainP, walletP, conds);
+  // A stored checkpoint's number is read in the same snapshot (null if it was forgotten since).
+  const stored = (block: number) =>
+    `(SELECT transfers FROM wallet_transfer_checkpoints
+       WHERE chain_id = ${chainP} AND wallet = ${walletP} AND before_block = ${p.add(block)})`;
   // Candidates by the number of blocks they count (the cost follows the wallet's transfers there).
   const ways: { blocks: number; sql: () => string }[] = [
     { blocks: at, sql: () => count(` AND block_number < ${atP}`) },
@@ -113,30 +132,40 @@ async function storeCheckpoint(db: Queryable, q: WalletRangeTotalQuery, wallet: 
                     WHERE chain_id = ${chainP} AND owner_address = ${walletP}) - ${count(` AND block_number >= ${atP}`)}`,
     },
   ];
-  if (lower) {
+  if (lower !== null) {
     ways.push({
-      blocks: at - lower[0],
+      blocks: at - lower,
       sql: () =>
-        `${p.add(lower[1])}::bigint + ${count(` AND block_number >= ${p.add(lower[0])} AND block_number < ${atP}`)}`,
+        `${stored(lower)} + ${count(` AND block_number >= ${p.add(lower)} AND block_number < ${atP}`)}`,
     });
   }
-  if (upper) {
+  if (upper !== null) {
     ways.push({
-      blocks: upper[0] - at,
+      blocks: upper - at,
       sql: () =>
-        `${p.add(upper[1])}::bigint - ${count(` AND block_number >= ${atP} AND block_number < ${p.add(upper[0])}`)}`,
+        `${stored(upper)} - ${count(` AND block_number >= ${atP} AND block_number < ${p.add(upper)}`)}`,
     });
   }
   const way = ways.reduce((a, b) => (b.blocks < a.blocks ? b : a));
-  const { rows } = await db.query<{ n: string }>(
-    `WITH v AS (SELECT (${way.sql()})::bigint AS n),
-     ins AS (
+  // `seen` is the version in this statement's snapshot; `latest` locks the row (FOR SHARE reads its
+  // newest committed version, waiting for a writer that holds it).
+  const { rows } = await db.query<{ n: string | null }>(
+    `WITH v AS (
+       SELECT (${way.sql()})::bigint AS n,
+              (SELECT version FROM chain_history_versions WHERE chain_id = ${chainP}) AS seen
+     ), latest AS (
+       SELECT version FROM chain_history_versions WHERE chain_id = ${chainP} FOR SHARE
+     ), ins AS (
        INSERT INTO wallet_transfer_checkpoints (chain_id, wallet, before_block, transfers)
        SELECT ${chainP}, ${walletP}, ${atP}, n FROM v
+        WHERE n IS NOT NULL AND seen = (SELECT version FROM latest)
        ON CONFLICT DO NOTHING
      )
      SELECT n FROM v`,
     p.values,
   );
-  return Number(rows[0]?.n ?? 0);
+  const n = rows[0]?.n;
+  // The stored checkpoint it started from was forgotten in between: count without one.
+  if (n == null) return storeCheckpoint(db, q, wallet, at, false);
+  return Number(n);
 }
