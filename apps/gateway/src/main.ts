@@ -4,6 +4,7 @@ import { createPool } from '@tributary/db';
 import { bootService } from '@tributary/runtime';
 import { Redis } from 'ioredis';
 import { createApp } from './app/createApp.ts';
+import { createHttpServer } from './app/createHttpServer.ts';
 import { loadEnv } from './env.ts';
 import { withSessionSettings } from './db-settings/withSessionSettings.ts';
 import { createStreamServices } from './streams/createStreamServices.ts';
@@ -62,7 +63,7 @@ const app = createApp({
   mountStreams: (router) => mountStreamRoutes(router, streams.deps),
 });
 
-const server = app.listen(env.HTTP_PORT, env.HTTP_HOST);
+const server = createHttpServer(app).listen(env.HTTP_PORT, env.HTTP_HOST);
 await new Promise<void>((resolve, reject) => {
   server.once('listening', resolve);
   server.once('error', reject);

@@ -23,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import Moralis from 'moralis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app/createApp.ts';
+import { createHttpServer } from '../app/createHttpServer.ts';
 import { createStreamServices } from './createStreamServices.ts';
 import { mountStreamRoutes } from './mountStreamRoutes.ts';
 
@@ -161,7 +162,7 @@ beforeAll(async () => {
     bodyLimitBytes: 8 * 1024 * 1024,
     mountStreams: (router: Router) => mountStreamRoutes(router, services.deps),
   });
-  server = app.listen(0, '127.0.0.1');
+  server = createHttpServer(app).listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

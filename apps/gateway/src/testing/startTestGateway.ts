@@ -6,6 +6,7 @@ import { type CreatedApiKey, createAccountWithKey } from '@tributary/db';
 import { createHealth, createLogger, createMetrics } from '@tributary/runtime';
 import { Redis } from 'ioredis';
 import { type AppDeps, createApp } from '../app/createApp.ts';
+import { createHttpServer } from '../app/createHttpServer.ts';
 import { type TestDatabase, TEST_REDIS_URL, createTestDatabase } from './testDatabase.ts';
 
 export interface TestGateway {
@@ -46,7 +47,7 @@ export async function startTestGateway(
     transferCheckpointBlocks: overrides.transferCheckpointBlocks,
   });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(s));
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const apiKey = await createAccountWithKey(db.pool, { accountName: 'test' });
