@@ -1,7 +1,7 @@
 // Builds (or reuses) the data-API benchmark database `tributary_bench` on DATABASE_URL's server:
 // BENCH_ROWS (10,000,000) ERC20 transfers with Zipf-like skew over BENCH_WALLETS (200,000)
 // wallets and BENCH_TOKENS (2,000) tokens, their Transfer logs, the blocks, token metadata, and
-// balances and per-(token, owner) transfer counts computed from the transfers. Generated server-side (INSERT ... SELECT generate_series),
+// balances and per-(token, owner) and per-wallet transfer counts computed from the transfers. Generated server-side (INSERT ... SELECT generate_series),
 // indexes dropped during the load and rebuilt after it, then VACUUM ANALYZE. The parameters are
 // recorded in bench_seed: a later run with the same parameters reuses the database as it is.
 // Run: node --import tsx bench/seedDataset.ts   (BENCH_RESEED=true rebuilds anyway)
@@ -19,7 +19,7 @@ import {
   seedParams,
 } from './datasetShape.ts';
 
-const DATA_TABLES = ['blocks', 'transfers', 'logs', 'tokens', 'balances'];
+const DATA_TABLES = ['blocks', 'transfers', 'logs', 'tokens', 'balances', 'wallet_transfer_counts'];
 const CHUNK = 500_000;
 
 export function benchDatabaseUrl(baseUrl: string, name: string): string {
@@ -205,6 +205,12 @@ async function seed(db: pg.Client, p: SeedParams): Promise<void> {
                UNION ALL
                SELECT token_address, from_address, -value, 1 FROM transfers) d
         GROUP BY token_address, owner`,
+    ),
+  );
+  await timed('wallet transfer counts from balances', () =>
+    db.query(
+      `INSERT INTO wallet_transfer_counts (chain_id, wallet, transfers)
+       SELECT chain_id, owner_address, sum(transfer_count) FROM balances GROUP BY chain_id, owner_address`,
     ),
   );
   await timed('token total supplies', () =>

@@ -67,6 +67,9 @@ const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'] ?? '--max-semi-space-size
 const PROFILE = process.env['BENCH_CPU_PROF'];
 const FROM = process.env['BENCH_APPS_FROM'] === 'source' ? 'source' : 'bundle';
 
+/** Every table the projector writes for these blocks: what the raw COPY writes too. */
+const PROJECTED_TABLES = ['blocks', 'logs', 'transfers', 'balances', 'wallet_transfer_counts'] as const;
+
 const loadSamples: number[] = [];
 const children: ChildProcess[] = [];
 const dbs: string[] = [];
@@ -191,15 +194,17 @@ try {
   const loadAtEnd = os.loadavg();
   await Promise.all([stopApp(follower), stopApp(projector)]);
   const counts = (
-    await pool.query<{ logs: string; transfers: string; balances: string; blocks: string }>(
+    await pool.query<{ logs: string; transfers: string; balances: string; wallets: string; blocks: string }>(
       `SELECT (SELECT count(*) FROM logs) AS logs, (SELECT count(*) FROM transfers) AS transfers,
-         (SELECT count(*) FROM balances) AS balances, (SELECT count(*) FROM blocks) AS blocks`,
+         (SELECT count(*) FROM balances) AS balances, (SELECT count(*) FROM wallet_transfer_counts) AS wallets,
+         (SELECT count(*) FROM blocks) AS blocks`,
     )
   ).rows[0]!;
   const projectedRows = {
     logs: Number(counts.logs),
     transfers: Number(counts.transfers),
     balances: Number(counts.balances),
+    walletTransferCounts: Number(counts.wallets),
     blocks: Number(counts.blocks),
   };
   say('backfill done', {
@@ -217,7 +222,7 @@ try {
   await migrate(copyUrl);
   const copyPool = createPool({ connectionString: copyUrl, max: 1 });
   const rawCopy: Record<string, { rows: number; seconds: number; rowsPerSec: number }> = {};
-  for (const table of ['blocks', 'logs', 'transfers', 'balances'] as const) {
+  for (const table of PROJECTED_TABLES) {
     const { columns, types, rows } = await readRows(pool, table);
     const c = await copyPool.connect();
     try {
@@ -236,7 +241,7 @@ try {
   await pool.end();
 
   const copySeconds = (tables: string[]) => tables.reduce((s, t) => s + (rawCopy[t]?.seconds ?? 0), 0);
-  const rawAll = LOGS / copySeconds(['blocks', 'logs', 'transfers', 'balances']);
+  const rawAll = LOGS / copySeconds([...PROJECTED_TABLES]);
   const rawLogsTransfers = LOGS / copySeconds(['logs', 'transfers']);
   const e2e = LOGS / endToEndSeconds;
   const result = {
@@ -279,7 +284,7 @@ try {
       'first time, staged INSERT ON CONFLICT otherwise; balances and total supply summed per transaction; the next ' +
       "transaction writes its new rows beside the previous one's and commits after it) -> PostgreSQL, timed from " +
       'the follower spawn until every block is projected; raw COPY = the same rows (blocks, logs, transfers, ' +
-      'balances) copied with COPY (FORMAT binary), with the writer the projector uses, into a freshly migrated ' +
+      'balances, wallet transfer counts) copied with COPY (FORMAT binary), with the writer the projector uses, into a freshly migrated ' +
       'database, one table after the other; anvil, Kafka and PostgreSQL run on the same machine',
   };
   console.log(JSON.stringify(result, null, 2));
@@ -358,7 +363,7 @@ type ColumnType =
   | 'text';
 
 /** The rows of a table as text (bytea as hex, timestamps as Unix seconds), in primary-key order. */
-async function readRows(pool: pg.Pool, table: 'blocks' | 'logs' | 'transfers' | 'balances') {
+async function readRows(pool: pg.Pool, table: (typeof PROJECTED_TABLES)[number]) {
   const info = await pool.query<{ column_name: string; data_type: string }>(
     `SELECT column_name, data_type FROM information_schema.columns
      WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,

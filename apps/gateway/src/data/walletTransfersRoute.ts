@@ -27,9 +27,9 @@ import { transferRecordJson } from './transferRecordJson.ts';
  * GET /api/v2.2/:address/erc20/transfers (spec 4.1). from_block wins over from_date and
  * to_block over to_date, each side on its own. The first page pins the chain's newest transfer
  * block into the cursor: later pages and `total` keep to that range while new blocks arrive.
- * Without a lower bound (and with no upper bound below the pin), `total` is the sum of the
- * wallet's stored per-token transfer counts, read in the same statement as the pin (one
- * snapshot); otherwise the range is counted (walletRangeTotal, or the indexes with a token filter).
+ * Without a lower bound (and with no upper bound below the pin), `total` is the wallet's stored
+ * transfer count (of the given tokens: their per-token counts), read in the same statement as the
+ * pin (one snapshot); otherwise the range is counted (walletRangeTotal, or the indexes with a token filter).
  */
 export function walletTransfersRoute(deps: DataDeps) {
   return async (req: Request, res: Response) => {

@@ -47,15 +47,20 @@ export interface TransferFixture {
 }
 
 /**
- * Inserts transfer rows and keeps the per-(owner, token) transfer counts as the projector does
- * (each party once, a transfer to oneself once); balances are left to setBalance.
+ * Inserts transfer rows and keeps the per-(owner, token) and per-wallet transfer counts as the
+ * projector does (each party once, a transfer to oneself once); balances are left to setBalance.
  */
 export async function insertTransfers(pool: Pool, transfers: readonly TransferFixture[]): Promise<void> {
   for (const t of transfers) {
     await pool.query(
-      `INSERT INTO balances AS b (chain_id, token_address, owner_address, balance, transfer_count)
-       SELECT DISTINCT $1::bigint, $2::bytea, o, 0::numeric, 1::bigint FROM unnest(ARRAY[$3::bytea, $4::bytea]) o
-       ON CONFLICT (chain_id, token_address, owner_address) DO UPDATE SET transfer_count = b.transfer_count + 1`,
+      `WITH parties AS (SELECT DISTINCT o FROM unnest(ARRAY[$3::bytea, $4::bytea]) o), per_token AS (
+         INSERT INTO balances AS b (chain_id, token_address, owner_address, balance, transfer_count)
+         SELECT $1::bigint, $2::bytea, o, 0::numeric, 1::bigint FROM parties
+         ON CONFLICT (chain_id, token_address, owner_address) DO UPDATE SET transfer_count = b.transfer_count + 1
+       )
+       INSERT INTO wallet_transfer_counts AS w (chain_id, wallet, transfers)
+       SELECT $1::bigint, o, 1 FROM parties
+       ON CONFLICT (chain_id, wallet) DO UPDATE SET transfers = w.transfers + 1`,
       [t.chainId, hexToBytes(t.token), hexToBytes(t.from), hexToBytes(t.to)],
     );
     const txIndex = t.txIndex ?? t.logIndex;

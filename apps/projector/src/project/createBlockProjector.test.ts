@@ -15,12 +15,17 @@ const TOKEN = a(0xbeef);
 const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef' as `0x${string}`;
 const topic = (addr: string) => `0x${'0'.repeat(24)}${addr.slice(2)}` as `0x${string}`;
 
-function block(n: number, transfers: [string, string, bigint][], type: 'new' | 'confirmed' = 'confirmed') {
-  const logs = transfers.map(([from, to, value], i) => ({
+/** A block of Transfer logs: [from, to, value] of TOKEN, or [from, to, value, token]. */
+function block(
+  n: number,
+  transfers: [string, string, bigint, string?][],
+  type: 'new' | 'confirmed' = 'confirmed',
+) {
+  const logs = transfers.map(([from, to, value, token], i) => ({
     logIndex: i,
     transactionHash: h(1000 + n),
     transactionIndex: 0,
-    address: TOKEN,
+    address: (token ?? TOKEN) as `0x${string}`,
     data: h(Number(value)),
     topics: [TRANSFER, topic(from), topic(to)],
   }));
@@ -32,11 +37,11 @@ function block(n: number, transfers: [string, string, bigint][], type: 'new' | '
     transactions: [],
     logs,
     internalTransactions: [],
-    transfers: transfers.map(([from, to, value], i) => ({
+    transfers: transfers.map(([from, to, value, token], i) => ({
       logIndex: i,
       transactionHash: h(1000 + n),
       transactionIndex: 0,
-      token: TOKEN,
+      token: (token ?? TOKEN) as `0x${string}`,
       from: from as `0x${string}`,
       to: to as `0x${string}`,
       value: value.toString(),
@@ -127,6 +132,7 @@ async function tables(pool: Pool) {
         WHERE owner_address <> '\\x${ZERO.slice(2)}' ORDER BY 1`,
     ),
     counts: await storedCounts(pool),
+    walletCounts: await storedWalletCounts(pool),
     supply: await q(`SELECT total_supply::text FROM tokens`),
   };
 }
@@ -149,6 +155,27 @@ async function countedFromTransfers(pool: Pool) {
              UNION ALL
              SELECT token_address, to_address FROM transfers WHERE to_address <> from_address) t
       GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
+  return rows;
+}
+
+/** The stored per-wallet transfer counts (all tokens), zero address included. */
+async function storedWalletCounts(pool: Pool) {
+  const { rows } = await pool.query<{ wallet: string; n: string }>(
+    `SELECT '0x' || encode(wallet, 'hex') AS wallet, transfers::text AS n
+       FROM wallet_transfer_counts WHERE transfers <> 0 ORDER BY 1`,
+  );
+  return rows;
+}
+
+/** The same counts taken from the transfer rows: each party once, a transfer to oneself once. */
+async function walletCountsFromTransfers(pool: Pool) {
+  const { rows } = await pool.query<{ wallet: string; n: string }>(
+    `SELECT '0x' || encode(owner, 'hex') AS wallet, count(*)::text AS n
+       FROM (SELECT from_address AS owner FROM transfers
+             UNION ALL
+             SELECT to_address FROM transfers WHERE to_address <> from_address) t
+      GROUP BY 1 ORDER BY 1`,
   );
   return rows;
 }
@@ -217,6 +244,7 @@ describe('createBlockProjector', () => {
       { token: TOKEN, owner: bob, n: '3' },
     ]);
     expect(counts).toEqual(await countedFromTransfers(db.pool));
+    expect(await storedWalletCounts(db.pool)).toEqual(await walletCountsFromTransfers(db.pool));
     const zero = await db.pool.query(
       `SELECT balance::text FROM balances WHERE owner_address = '\\x${ZERO.slice(2)}'`,
     );
@@ -237,6 +265,7 @@ describe('createBlockProjector', () => {
     ];
     expect(await storedCounts(db.pool)).toEqual(afterRemoval);
     expect(await countedFromTransfers(db.pool)).toEqual(afterRemoval);
+    expect(await storedWalletCounts(db.pool)).toEqual(await walletCountsFromTransfers(db.pool));
 
     expect((await tables(db.pool)).balances).toEqual([
       { owner: alice.slice(2), balance: '100' },
@@ -253,6 +282,7 @@ describe('createBlockProjector', () => {
       }) as BlockEvent;
     await db.projector.projectBatch([branchBlock(2, 202, [[alice, bob, 1n]])]);
     expect(await storedCounts(db.pool)).toEqual(await countedFromTransfers(db.pool));
+    expect(await storedWalletCounts(db.pool)).toEqual(await walletCountsFromTransfers(db.pool));
     expect(await storedCounts(db.pool)).toEqual([
       { token: TOKEN, owner: ZERO, n: '1' },
       { token: TOKEN, owner: alice, n: '2' },
@@ -274,6 +304,7 @@ describe('createBlockProjector', () => {
     ]);
     await db.pool.query('DELETE FROM transfers WHERE block_number = 3 AND log_index = 2');
     expect(await storedCounts(db.pool)).toEqual(await countedFromTransfers(db.pool));
+    expect(await storedWalletCounts(db.pool)).toEqual(await walletCountsFromTransfers(db.pool));
     expect(await storedCounts(db.pool)).toEqual([
       { token: TOKEN, owner: ZERO, n: '2' },
       { token: TOKEN, owner: alice, n: '3' },
@@ -283,6 +314,49 @@ describe('createBlockProjector', () => {
       { owner: alice.slice(2), balance: '95' },
       { owner: bob.slice(2), balance: '1' },
     ]);
+  });
+
+  it('keeps per-wallet transfer counts equal to the transfer rows over every token: replays, removals, a new branch', async () => {
+    const db = await freshDatabase();
+    const OTHER = a(0xcafe);
+    const multi: BlockEvent[] = [
+      ...chain.slice(0, 4),
+      block(4, [
+        [alice, bob, 1n, OTHER],
+        [bob, bob, 2n, OTHER],
+        [ZERO, alice, 3n, OTHER],
+      ]),
+    ];
+    await db.projector.projectBatch(multi);
+    // alice: TOKEN mint and transfer, OTHER transfer and mint; bob: TOKEN from alice, to himself
+    // (once), burn, OTHER from alice, to himself (once); the zero address: TOKEN mint and burn,
+    // OTHER mint.
+    const all = [
+      { wallet: ZERO, n: '3' },
+      { wallet: alice, n: '4' },
+      { wallet: bob, n: '5' },
+    ];
+    expect(await storedWalletCounts(db.pool)).toEqual(all);
+    expect(await walletCountsFromTransfers(db.pool)).toEqual(all);
+
+    // Replays, whole and in part, count nothing twice.
+    await db.projector.projectBatch(multi);
+    await db.projector.projectBatch(multi.slice(3));
+    expect(await storedWalletCounts(db.pool)).toEqual(all);
+
+    // Removing blocks 4 to 2 takes their transfers off every wallet, once.
+    await db.projector.projectBatch([removed(4), removed(3), removed(2)]);
+    await db.projector.projectBatch([removed(4)]);
+    const left = [
+      { wallet: ZERO, n: '1' },
+      { wallet: alice, n: '1' },
+    ];
+    expect(await storedWalletCounts(db.pool)).toEqual(left);
+    expect(await walletCountsFromTransfers(db.pool)).toEqual(left);
+
+    // The same blocks again (fresh blocks: the COPY path) count again.
+    await db.projector.projectBatch(multi.slice(2));
+    expect(await storedWalletCounts(db.pool)).toEqual(all);
   });
 
   it('projects v2 events (compact transfers) exactly as v1 events, replays included', async () => {

@@ -4,7 +4,7 @@ import type { BlockSegment, SegmentBlock } from './chainRows.ts';
 import { copyRows } from './copyRows.ts';
 import { forgetCheckpointsSql } from './forgetCheckpointsSql.ts';
 import { earliestBlocks, markHistoryChanged } from './markHistoryChanged.ts';
-import { applySupplyDeltasSql, ownerDeltasSql } from './transferDeltasSql.ts';
+import { applySupplyDeltasSql, applyWalletCountsSql, ownerDeltasSql } from './transferDeltasSql.ts';
 
 const ZERO_HEX = '0x0000000000000000000000000000000000000000';
 
@@ -62,20 +62,22 @@ ON CONFLICT DO NOTHING`;
 
 // Balance, transfer-count and total-supply deltas come from the rows this statement actually
 // inserted (RETURNING), so a replayed transfer can never be counted twice. Each party's count
-// goes up by one (a transfer to oneself: once). The zero address is not an owner: its row only
-// counts transfers, its balance stays 0.
+// goes up by one (a transfer to oneself: once), per token and per wallet. The zero address is not
+// an owner: its row only counts transfers, its balance stays 0.
 const INSERT_TRANSFERS = `
 WITH ins AS (
   INSERT INTO transfers SELECT s.* FROM stage_transfers s
   JOIN blocks b ON b.chain_id = s.chain_id AND b.number = s.block_number AND b.hash = s.block_hash
   ON CONFLICT DO NOTHING
   RETURNING chain_id, block_number, token_address, from_address, to_address, value
+), d AS (${ownerDeltasSql('ins')}
 ), bal AS (
   INSERT INTO balances AS bl (chain_id, token_address, owner_address, balance, transfer_count)
-  SELECT chain_id, token_address, owner, delta, transfers FROM (${ownerDeltasSql('ins')}) d
+  SELECT chain_id, token_address, owner, delta, transfers FROM d
   ON CONFLICT (chain_id, token_address, owner_address) DO UPDATE
     SET balance = bl.balance + EXCLUDED.balance, transfer_count = bl.transfer_count + EXCLUDED.transfer_count
   RETURNING 1
+), cnt AS (${applyWalletCountsSql('d', 'owner', '+')}
 ), sup AS (${applySupplyDeltasSql('ins', '+')}
 ), stale AS (
   ${forgetCheckpointsSql('ins', 'block_number')}
@@ -83,12 +85,14 @@ WITH ins AS (
 SELECT (SELECT count(*) FROM ins)::int AS transfers, (SELECT count(*) FROM bal)::int AS balances`;
 
 // Balance and transfer-count deltas of directly copied transfers, summed in the projector: one
-// row per (token, owner).
+// row per (token, owner); the per-wallet counts from the same rows.
 const APPLY_BALANCES = `
-INSERT INTO balances AS bl (chain_id, token_address, owner_address, balance, transfer_count)
-SELECT chain_id, token_address, owner_address, delta, transfers FROM stage_owner_deltas
-ON CONFLICT (chain_id, token_address, owner_address) DO UPDATE
-  SET balance = bl.balance + EXCLUDED.balance, transfer_count = bl.transfer_count + EXCLUDED.transfer_count`;
+WITH bal AS (
+  INSERT INTO balances AS bl (chain_id, token_address, owner_address, balance, transfer_count)
+  SELECT chain_id, token_address, owner_address, delta, transfers FROM stage_owner_deltas
+  ON CONFLICT (chain_id, token_address, owner_address) DO UPDATE
+    SET balance = bl.balance + EXCLUDED.balance, transfer_count = bl.transfer_count + EXCLUDED.transfer_count
+)${applyWalletCountsSql('stage_owner_deltas', 'owner_address', '+')}`;
 
 // Mints minus burns per token and block; only blocks after the token's metadata read count.
 const APPLY_SUPPLY = `

@@ -3,23 +3,23 @@ import type { PoolClient } from 'pg';
 import type { RemovedBlock } from './chainRows.ts';
 import { forgetCheckpointsSql } from './forgetCheckpointsSql.ts';
 import { markHistoryChanged } from './markHistoryChanged.ts';
-import { applySupplyDeltasSql, ownerDeltasSql } from './transferDeltasSql.ts';
+import { applySupplyDeltasSql, applyWalletCountsSql, ownerDeltasSql } from './transferDeltasSql.ts';
 
-// Reverses exactly the balance, transfer-count and supply deltas of the transfer rows this
-// statement deleted, and forgets the wallet-transfer checkpoints above them: removing a block
-// twice, or one that was never projected, changes nothing.
+// Reverses exactly the balance, transfer-count (per token and per wallet) and supply deltas of the
+// transfer rows this statement deleted, and forgets the wallet-transfer checkpoints above them:
+// removing a block twice, or one that was never projected, changes nothing.
 // Counted as projectChainSegment counts them: each party once, the zero address without balance.
 const DELETE_TRANSFERS = `
 WITH del AS (
   DELETE FROM transfers WHERE chain_id = $1 AND block_number = $2 AND block_hash = $3
   RETURNING chain_id, block_number, token_address, from_address, to_address, value
+), d AS (${ownerDeltasSql('del')}
 ), bal AS (
   UPDATE balances bl SET balance = bl.balance - d.delta, transfer_count = bl.transfer_count - d.transfers
-  FROM (
-${ownerDeltasSql('del')}
-  ) d
+  FROM d
   WHERE bl.chain_id = d.chain_id AND bl.token_address = d.token_address AND bl.owner_address = d.owner
   RETURNING 1
+), cnt AS (${applyWalletCountsSql('d', 'owner', '-')}
 ), sup AS (${applySupplyDeltasSql('del', '-')}
 ), stale AS (
   ${forgetCheckpointsSql('del', 'block_number')}

@@ -35,3 +35,14 @@ export const applySupplyDeltasSql = (rows: string, sign: '+' | '-'): string => `
   ) d
   WHERE t.chain_id = d.chain_id AND t.address = d.token_address AND t.total_supply IS NOT NULL
   RETURNING 1`;
+
+/**
+ * Adds (`+`, projecting) or takes back (`-`, reversing) per-(token, owner) transfer counts in the
+ * per-wallet totals (wallet_transfer_counts): `deltas` names a relation with `chain_id`, the owner
+ * in `ownerColumn` and its count in `transfers` (as ownerDeltasSql gives them). A statement, or a
+ * WITH item.
+ */
+export const applyWalletCountsSql = (deltas: string, ownerColumn: string, sign: '+' | '-'): string => `
+  INSERT INTO wallet_transfer_counts AS w (chain_id, wallet, transfers)
+  SELECT chain_id, ${ownerColumn}, ${sign}sum(transfers) FROM ${deltas} GROUP BY chain_id, ${ownerColumn}
+  ON CONFLICT (chain_id, wallet) DO UPDATE SET transfers = w.transfers + EXCLUDED.transfers`;

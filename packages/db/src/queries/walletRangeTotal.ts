@@ -3,6 +3,7 @@ import { hexToBytes } from '../bytes.ts';
 import { Params } from './keyset.ts';
 import { statementName } from './statementName.ts';
 import { walletCountSql } from './walletCountSql.ts';
+import { walletTotalSql } from './walletTotalSql.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
@@ -28,7 +29,7 @@ export interface WalletRangeTotalQuery {
  * before(x), the wallet's transfers in blocks below x, is a stored checkpoint at the nearest
  * multiple of `checkpointBlocks` at or below x (in final history) plus an index count of the few
  * blocks between it and x. A checkpoint asked for the first time is computed exactly, from the
- * nearest stored one or the wallet's per-token counts, and stored (wallet_transfer_checkpoints):
+ * nearest stored one or the wallet's stored total, and stored (wallet_transfer_checkpoints):
  * a busy wallet's range total costs two short counts instead of one over the whole range.
  */
 export async function walletRangeTotal(db: Queryable, q: WalletRangeTotalQuery): Promise<number> {
@@ -82,7 +83,7 @@ function checkpointFor(x: number, q: WalletRangeTotalQuery): number {
 /**
  * Computes the wallet's transfers below block `at` in one snapshot, from whichever is nearest to
  * it: a stored checkpoint below or above, the chain's first block, or the head (the wallet's
- * per-token transfer counts minus the transfers from `at` on), and stores it. Two gateways doing
+ * stored transfer count minus the transfers from `at` on), and stores it. Two gateways doing
  * it at once store the same number once. It is stored only if the chain's history version
  * (chain_history_versions, see markHistoryChanged) read with the snapshot is still the newest one
  * when it is stored: a reorg or a late older block that committed after the snapshot was taken
@@ -128,8 +129,7 @@ async function storeCheckpoint(
     { blocks: at, sql: () => count(` AND block_number < ${atP}`) },
     {
       blocks: Math.max(0, q.pin - at + 1),
-      sql: () => `(SELECT coalesce(sum(transfer_count), 0) FROM balances
-                    WHERE chain_id = ${chainP} AND owner_address = ${walletP}) - ${count(` AND block_number >= ${atP}`)}`,
+      sql: () => `${walletTotalSql(chainP, walletP)} - ${count(` AND block_number >= ${atP}`)}`,
     },
   ];
   if (lower !== null) {

@@ -5,6 +5,7 @@ import { type LogPosition, Params, type SortOrder, orderBy, positionConditions }
 import { isoTimestampSql, linesAggSql, pageLines } from './recordLines.ts';
 import { statementName } from './statementName.ts';
 import { walletCountSql } from './walletCountSql.ts';
+import { walletTotalSql } from './walletTotalSql.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
@@ -110,18 +111,17 @@ export async function findWalletTransfers(
     tokens.length === 0
       ? sides('')
       : tokens.flatMap((t) => sides(` AND token_address = ${p.add(hexToBytes(t))}`));
-  // With pinHead: the total is SUM(transfer_count) over the wallet's (owner, token) rows, an
-  // index-only scan of balances_by_owner, O(tokens of the wallet); the projector writes transfers
-  // and counts in one transaction, so in one snapshot it is exactly the transfers up to the pin.
-  // An empty page means no transfer up to the pin: total 0.
+  // With pinHead: the total is the wallet's stored transfer count (walletTotalSql); the projector
+  // writes transfers and counts in one transaction, so in one snapshot it is exactly the transfers
+  // up to the pin. An empty page means no transfer up to the pin: total 0.
   const head = q.pinHead
     ? {
         with: `pin AS MATERIALIZED (SELECT max(block_number) AS n FROM transfers WHERE chain_id = ${chain}),`,
-        cols: `, (SELECT n FROM pin) AS head_pin,
-           (SELECT coalesce(sum(transfer_count), 0) FROM balances
-             WHERE chain_id = ${chain} AND owner_address = ${wallet}${
-               tokens.length > 0 ? ` AND token_address = ANY(${p.add(tokens.map(hexToBytes))}::bytea[])` : ''
-             }) AS head_total`,
+        cols: `, (SELECT n FROM pin) AS head_pin, ${walletTotalSql(
+          chain,
+          wallet,
+          tokens.length > 0 ? p.add(tokens.map(hexToBytes)) : undefined,
+        )} AS head_total`,
       }
     : { with: '', cols: '' };
   // The page comes back as one text value, one line per transfer (PostgreSQL's JSON escaping never
@@ -224,9 +224,8 @@ export interface WalletTransferTotalAtHead {
 /**
  * The chain's newest transfer block and the wallet's number of transfers up to it, read in one
  * statement (one snapshot): the projector writes transfers and their counts in one transaction,
- * so the total is exactly the number of transfers at or below the pinned block. The total is
- * SUM(transfer_count) over the wallet's (chain, owner, token) rows, an index-only scan of
- * balances_by_owner: O(tokens of the wallet), not O(transfers).
+ * so the total is exactly the number of transfers at or below the pinned block. The total is the
+ * wallet's stored count (walletTotalSql): one row, or one per token of the filter.
  */
 export async function walletTransferTotalAtHead(
   db: Queryable,
@@ -237,14 +236,13 @@ export async function walletTransferTotalAtHead(
   const wallet = p.add(hexToBytes(q.wallet));
   const tokens =
     q.contractAddresses && q.contractAddresses.length > 0
-      ? ` AND token_address = ANY(${p.add(q.contractAddresses.map(hexToBytes))}::bytea[])`
-      : '';
+      ? p.add(q.contractAddresses.map(hexToBytes))
+      : undefined;
   const toBlock = p.add(q.toBlock ?? null);
   const { rows } = await db.query<{ pin: string | null; total: string | null }>(
     `SELECT pin.n AS pin,
             CASE WHEN ${toBlock}::bigint IS NULL OR pin.n IS NULL OR ${toBlock}::bigint >= pin.n THEN
-              (SELECT coalesce(sum(transfer_count), 0) FROM balances
-                WHERE chain_id = ${chain} AND owner_address = ${wallet}${tokens})
+              ${walletTotalSql(chain, wallet, tokens)}
             END AS total
        FROM (SELECT max(block_number) AS n FROM transfers WHERE chain_id = ${chain}) pin`,
     p.values,

@@ -15,7 +15,8 @@ const CHAIN = '0x7a69';
 
 /**
  * Asserts what a user of the data interface sees for these wallets and tokens: every transfer
- * record and every holder's balance, equal to the chain at `snapshot.head`.
+ * record, the transfers `total` of every page, and every holder's balance, equal to the chain at
+ * `snapshot.head`.
  */
 export async function expectGatewayMatchesChain(opts: {
   gw: GatewayClient;
@@ -31,9 +32,15 @@ export async function expectGatewayMatchesChain(opts: {
   }
   for (const wallet of opts.wallets) {
     const pages = await gw.getAllPages(`/api/v2.2/${wallet}/erc20/transfers`, { chain: CHAIN });
-    expect({ wallet, transfers: pages.flatMap(transferRecords) }).toEqual({
+    const expected = walletTransfers(snapshot, wallet);
+    expect({
       wallet,
-      transfers: walletTransfers(snapshot, wallet).map((t) =>
+      totals: [...new Set(pages.map((p) => p.body.total))],
+      transfers: pages.flatMap(transferRecords),
+    }).toEqual({
+      wallet,
+      totals: [String(expected.length)],
+      transfers: expected.map((t) =>
         expectedTransferRecord(t, truths.get(t.token)!, snapshot.blocks.get(t.log.blockNumber!)!),
       ),
     });
