@@ -14,6 +14,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAccountWithKey, createPool } from '@tributary/db';
+import { measureMachineSpeed } from '@tributary/testkit/bench';
 import pg from 'pg';
 import { READ_SESSION_SETTINGS, withSessionSettings } from '../src/db-settings/withSessionSettings.ts';
 import type { SeedParams } from './datasetShape.ts';
@@ -91,6 +92,8 @@ async function runPhase(
   phase: (typeof PHASES)[number],
 ) {
   const settleSeconds = await settle(db);
+  const machineSpeed = await measureMachineSpeed();
+  say(`${phase.endpoint}: machine speed ${JSON.stringify(machineSpeed)}`);
   const mix = new RequestMix(phase.endpoint, params);
   if (WARMUP > 0) {
     say(`${phase.endpoint}: warm-up ${WARMUP} s at ${phase.rate} rps`);
@@ -129,11 +132,16 @@ async function runPhase(
       mean: round(r.latenciesMs.reduce((a, b) => a + b, 0) / Math.max(1, r.latenciesMs.length)),
     },
     p99WithinTarget: percentile(r.latenciesMs, 99) <= phase.targetP99Ms,
+    // Whether the tail is spread over the run or comes in bursts: the seconds whose own p99 missed
+    // the target, and the five slowest seconds.
+    secondsOverTargetP99: r.perSecond.filter((s) => s.p99 > phase.targetP99Ms).length,
+    slowestSeconds: [...r.perSecond].sort((a, b) => b.p99 - a.p99).slice(0, 5),
     maxConnections: CONNECTIONS,
     maxInFlight: r.maxInFlight,
     cursorPages: mix.pagesRequested,
     avgResponseBytes: r.completed > 0 ? Math.round(r.bytes / r.completed) : 0,
     loadAverage1m: { before: loadBefore, after: load1() },
+    machineSpeedBefore: machineSpeed,
     settleSecondsBefore: settleSeconds,
     cpu: { ...usage, loadGeneratorCores },
     postgres: {

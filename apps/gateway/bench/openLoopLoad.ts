@@ -25,9 +25,41 @@ export interface OpenLoopResult {
   errors: number;
   /** Latencies from the due time, in ms, ascending. */
   latenciesMs: number[];
+  /** Each second of the run (by due time): responses, median, p99 and slowest latency, in ms. */
+  perSecond: SecondStats[];
   seconds: number;
   bytes: number;
   maxInFlight: number;
+}
+
+export interface SecondStats {
+  second: number;
+  responses: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** Latencies grouped by the second their requests were due in. */
+function bySecond(timeline: readonly (readonly [number, number])[]): SecondStats[] {
+  const seconds: number[][] = [];
+  for (const [at, ms] of timeline) {
+    const second = Math.floor(at / 1000);
+    const bucket = seconds[second] ?? [];
+    bucket.push(ms);
+    seconds[second] = bucket;
+  }
+  return Array.from(seconds, (ms = [], second) => {
+    ms.sort((a, b) => a - b);
+    const r = (x: number) => Number(x.toFixed(1));
+    return {
+      second,
+      responses: ms.length,
+      p50: r(percentile(ms, 50)),
+      p99: r(percentile(ms, 99)),
+      max: r(percentile(ms, 100)),
+    };
+  });
 }
 
 export function percentile(sortedMs: readonly number[], p: number): number {
@@ -118,6 +150,7 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   const total = Math.round(o.rate * o.seconds);
   const intervalMs = 1000 / o.rate;
   const latencies: number[] = [];
+  const timeline: [number, number][] = [];
   const statusCounts: Record<string, number> = {};
   let errors = 0;
   let bytes = 0;
@@ -144,6 +177,7 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
         statusCounts,
         errors,
         latenciesMs: latencies,
+        perSecond: bySecond(timeline),
         seconds: (performance.now() - start) / 1000,
         bytes,
         maxInFlight,
@@ -157,7 +191,9 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
         const response = await pool.get(path);
         const { status, body } = response;
         if (finished) return;
-        latencies.push(performance.now() - dueAt);
+        const ms = performance.now() - dueAt;
+        latencies.push(ms);
+        timeline.push([dueAt - start, ms]);
         statusCounts[status] = (statusCounts[status] ?? 0) + 1;
         bytes += response.bytes;
         o.onResponse?.(path, status, body);

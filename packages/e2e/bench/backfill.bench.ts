@@ -25,6 +25,7 @@ import { createKafka } from '@tributary/bus';
 import { bulkTransferEmitterAbi } from '@tributary/contracts';
 import { copyBinary, createPool, migrate } from '@tributary/db';
 import { createDevnetClient, deployBulkTransferEmitter } from '@tributary/devnet';
+import { measureMachineSpeed } from '@tributary/testkit/bench';
 import pg from 'pg';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -82,6 +83,8 @@ const prefix = `bench-${id}.`;
 await mkdir(logDir, { recursive: true });
 try {
   const loadAtStart = os.loadavg();
+  const machineSpeed = await measureMachineSpeed();
+  say('machine speed', machineSpeed);
   const rpcUrl = `http://127.0.0.1:${port}`;
   await waitRpc(rpcUrl);
   const client = createDevnetClient({ rpcUrl });
@@ -267,7 +270,7 @@ try {
     },
     projectedRows,
     services: { follower: FOLLOWER_ENV, projector: PROJECTOR_ENV, nodeOptions: NODE_OPTIONS, appsFrom: FROM },
-    machine: await machine(dbUrl),
+    machine: { ...(await machine(dbUrl)), speedBeforeRun: machineSpeed },
     load: {
       atStart: loadAtStart.map(round),
       atEnd: loadAtEnd.map(round),
