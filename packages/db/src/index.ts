@@ -31,7 +31,7 @@ export {
 export {
   type OwnerPosition,
   type TokenInfo,
-  type TokenOwnerRow,
+  type TokenOwnerRecord,
   type TokenOwnersQuery,
   findTokenOwners,
 } from './queries/tokenOwners.ts';

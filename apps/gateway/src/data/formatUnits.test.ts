@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatUnits, percentageOf } from './formatUnits.ts';
+import { formatUnits } from './formatUnits.ts';
 
 describe('formatUnits', () => {
   it('applies decimals without floating point and trims trailing zeros', () => {
@@ -11,11 +11,5 @@ describe('formatUnits', () => {
     expect(formatUnits(2n ** 256n - 1n, 18)).toBe(
       '115792089237316195423570985008687907853269984665640564039457.584007913129639935',
     );
-  });
-
-  it('gives a share of the total supply in percent', () => {
-    expect(percentageOf(1n, 4n)).toBe(25);
-    expect(percentageOf(2505n, 10000n)).toBe(25.05);
-    expect(percentageOf(1n, 0n)).toBe(0);
   });
 });

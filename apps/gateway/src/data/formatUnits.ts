@@ -8,9 +8,3 @@ export function formatUnits(value: bigint, decimals: number): string {
   const fraction = padded.slice(-decimals).replace(/0+$/, '');
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 }
-
-/** balance / totalSupply as a percentage, to 18 decimal places before rounding to a double. */
-export function percentageOf(part: bigint, whole: bigint): number {
-  if (whole <= 0n) return 0;
-  return Number((part * 10n ** 20n) / whole) / 1e18;
-}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addr, insertToken, setAddressKind, setBalance, setLabel } from '../testing/chainFixtures.ts';
+import { formatUnits } from './formatUnits.ts';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
 
 const CHAIN = 1;
@@ -128,6 +129,64 @@ describe('GET /api/v2.2/erc20/:token_address/owners', () => {
     });
     const none = await get(`/api/v2.2/erc20/${addr('nobody')}/owners`);
     expect(none.body).toEqual({ page: '0', page_size: '100', cursor: '', result: [] });
+  });
+
+  it('writes amounts with every digit and percentages as JavaScript numbers, on the wire', async () => {
+    const pool = gw.db.pool;
+    const max = 2n ** 256n - 1n;
+    const WIDE = addr('wide-token');
+    await insertToken(pool, {
+      chainId: CHAIN,
+      address: WIDE,
+      name: 'W',
+      symbol: 'W',
+      decimals: 18,
+      totalSupply: max,
+    });
+    await setBalance(pool, { chainId: CHAIN, token: WIDE, owner: A, balance: max - 10n ** 60n });
+    await setBalance(pool, { chainId: CHAIN, token: WIDE, owner: B, balance: 10n ** 60n - 1n });
+    const SIX = addr('six-token');
+    await insertToken(pool, {
+      chainId: CHAIN,
+      address: SIX,
+      name: 'S',
+      symbol: 'S',
+      decimals: 6,
+      totalSupply: 10n ** 13n,
+    });
+    await setBalance(pool, { chainId: CHAIN, token: SIX, owner: A, balance: 10n ** 13n - 1_500_006n });
+    await setBalance(pool, { chainId: CHAIN, token: SIX, owner: B, balance: 1_500_000n });
+    await setBalance(pool, { chainId: CHAIN, token: SIX, owner: C, balance: 5n });
+    await setBalance(pool, { chainId: CHAIN, token: SIX, owner: D, balance: 1n });
+    const text = async (token: string) => {
+      const res = await gw.request(`/api/v2.2/erc20/${token}/owners`);
+      return (await res.text()).replace(/"owner_address_label":(null|"[^"]*"),/g, '');
+    };
+    const wide = await text(WIDE);
+    // uint256 digits, and the balance with 18 decimals applied, exactly (not rounded to a scale).
+    expect(wide).toContain(
+      `"balance":"${max - 10n ** 60n}","balance_formatted":"${formatUnits(max - 10n ** 60n, 18)}"`,
+    );
+    expect(wide).toContain(
+      `"balance":"${10n ** 60n - 1n}","balance_formatted":"${formatUnits(10n ** 60n - 1n, 18)}"`,
+    );
+    expect(wide).toContain(
+      '"total_supply":"115792089237316195423570985008687907853269984665640564039457584007913129639935"',
+    );
+    const six = await text(SIX);
+    const shares = [
+      ...six.matchAll(
+        /"balance_formatted":("[^"]*"),"usd_value":null,"is_contract":(?:true|false),"percentage_relative_to_total_supply":([^}]*)\}/g,
+      ),
+    ].map((m) => [m[1], m[2]]);
+    // The percentage is balance * 10^20 / supply truncated, / 10^18 as a double, written as
+    // JavaScript writes numbers (exponent form for the smallest).
+    expect(shares).toEqual([
+      ['"9999998.499994"', String(Number(((10n ** 13n - 1_500_006n) * 10n ** 20n) / 10n ** 13n) / 1e18)],
+      ['"1.5"', '0.000015'],
+      ['"0.000005"', '5e-11'],
+      ['"0.000001"', '1e-11'],
+    ]);
   });
 
   it('refuses bad parameters', async () => {

@@ -1,7 +1,7 @@
-import { type TokenInfo, type TokenOwnerRow, findTokenOwners } from '@tributary/db';
+import { type TokenOwnerRecord, findTokenOwners } from '@tributary/db';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { RawJson } from '../json/rawJson.ts';
+import { rawJsonArray } from '../json/rawJson.ts';
 import { sendJson } from '../json/sendJson.ts';
 import {
   type Query,
@@ -12,28 +12,20 @@ import {
   single,
 } from '../params/queryParams.ts';
 import type { DataDeps } from './dataDeps.ts';
-import { formatUnits, percentageOf } from './formatUnits.ts';
 
 const ownerKey = z.object({ b: z.string().regex(/^\d{1,78}$/), o: z.string().regex(/^0x[0-9a-f]{40}$/) });
 type OwnerKey = z.infer<typeof ownerKey>;
 
 /**
- * Owner record (spec 2.4). No price source exists, so usd_value is null; balance_formatted and
- * the percentage are null when the token's decimals or total supply are unknown.
+ * Owner record (spec 2.4), from the members PostgreSQL wrote (see TokenOwnerRecord) and the
+ * percentage of the total supply: balance * 10^20 / supply, truncated, then / 10^18 as a double,
+ * the same number whether the digits come from a bigint or from text. No price source exists, so
+ * usd_value is null; balance_formatted and the percentage are null when the token's decimals or
+ * total supply are unknown.
  */
-export function toOwnerRecord(o: TokenOwnerRow, token: TokenInfo | undefined) {
-  const decimals = token?.decimals ?? null;
-  const supply = token?.totalSupply ?? null;
-  return {
-    owner_address: o.ownerAddress,
-    owner_address_label: o.label,
-    balance: o.balance.toString(),
-    balance_formatted: decimals === null ? null : formatUnits(o.balance, decimals),
-    usd_value: null,
-    is_contract: o.isContract ?? false,
-    percentage_relative_to_total_supply:
-      supply === null || supply <= 0n ? null : percentageOf(o.balance, supply),
-  };
+function ownerRecordJson(o: TokenOwnerRecord): string {
+  const percent = o.percentScaled === null ? 'null' : String(Number(o.percentScaled) / 1e18);
+  return `{${o.members},"percentage_relative_to_total_supply":${percent}}`;
 }
 
 /** GET /api/v2.2/erc20/:token_address/owners (spec 4.3): holders by balance, largest first. */
@@ -58,12 +50,12 @@ export function tokenOwnersRoute(deps: DataDeps) {
       after: state ? { balance: BigInt(state.key.b), ownerAddress: state.key.o } : undefined,
     });
     const info = found.token;
-    const last = found.rows.at(-1);
+    const last = found.records.at(-1);
     const cursor =
       found.hasMore && last
         ? deps.cursors.encode<OwnerKey>(binding, {
             page: page + 1,
-            key: { b: last.balance.toString(), o: last.ownerAddress },
+            key: { b: last.balance, o: last.ownerAddress },
           })
         : '';
     const body: Record<string, unknown> = {
@@ -72,8 +64,7 @@ export function tokenOwnersRoute(deps: DataDeps) {
       cursor,
     };
     if (info?.totalSupply != null) body['total_supply'] = info.totalSupply.toString();
-    // Owner records hold no bigint (balances are strings): the native serialiser writes them.
-    body['result'] = new RawJson(JSON.stringify(found.rows.map((o) => toOwnerRecord(o, info))));
+    body['result'] = rawJsonArray(found.records.map(ownerRecordJson));
     sendJson(res, 200, body);
   };
 }

@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { hexToBytes } from '../bytes.ts';
-import { hexByteaTypes } from './hexByteaTypes.ts';
 import { statementName } from './statementName.ts';
 import { Params, type SortOrder } from './keyset.ts';
+import { linesAggSql, pageLines } from './recordLines.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
@@ -21,11 +21,22 @@ export interface TokenOwnersQuery {
   after?: OwnerPosition;
 }
 
-export interface TokenOwnerRow {
+/**
+ * One holder of a page, as PostgreSQL wrote it: the keyset position, and the API's owner record
+ * (spec 2.4) but for its last member, `percentage_relative_to_total_supply`, which is a JSON
+ * number as JavaScript writes it: the caller adds it from `percentScaled`.
+ */
+export interface TokenOwnerRecord {
   ownerAddress: string;
-  balance: bigint;
-  label: string | null;
-  isContract: boolean | null;
+  /** Raw balance, decimal digits. */
+  balance: string;
+  /**
+   * balance * 10^20 / total supply, truncated, as decimal digits (the percentage with 18 decimal
+   * places, times 10^18); null when the supply is unknown or not positive.
+   */
+  percentScaled: string | null;
+  /** `"owner_address":"0x…",…,"is_contract":false`: the record's members without braces, in the spec's order. */
+  members: string;
 }
 
 export interface TokenInfo {
@@ -39,15 +50,29 @@ export interface TokenInfo {
 }
 
 /**
+ * One holder as a line of text: `balance,owner hex,percent scaled,` then its JSON members (see
+ * TokenOwnerRecord). balance_formatted is the balance times 10^-decimals (`t.unit`; an exact
+ * product: dividing would round to the quotient's default scale) without trailing zeros.
+ */
+const OWNER_LINE = `balance || ',' || encode(owner_address, 'hex') || ','
+  || coalesce(CASE WHEN t.total_supply > 0 THEN div(balance * 100000000000000000000, t.total_supply)::text END, '')
+  || ',"owner_address":"0x' || encode(owner_address, 'hex')
+  || '","owner_address_label":' || coalesce(to_json(l.label)::text, 'null')
+  || ',"balance":"' || balance
+  || '","balance_formatted":' || coalesce('"' || trim_scale(balance * t.unit) || '"', 'null')
+  || ',"usd_value":null,"is_contract":' || CASE WHEN k.is_contract THEN 'true' ELSE 'false' END`;
+
+/**
  * One page of a token's holders (non-zero balances) from balances_by_token, and the token's
  * metadata, in one statement (one round trip, one snapshot: the total supply matches the
  * balances). The keyset condition mixes directions (balance DESC, owner ASC), so it is split into
- * two index range scans: the rest of the boundary balance, then the balances past it.
+ * two index range scans: the rest of the boundary balance, then the balances past it. The page
+ * comes back as one text value, a line per holder (OWNER_LINE), as the other data pages do.
  */
 export async function findTokenOwners(
   db: Queryable,
   q: TokenOwnersQuery,
-): Promise<{ token: TokenInfo | undefined; rows: TokenOwnerRow[]; hasMore: boolean }> {
+): Promise<{ token: TokenInfo | undefined; records: TokenOwnerRecord[]; hasMore: boolean }> {
   const p = new Params();
   const chain = p.add(q.chainId);
   const token = p.add(hexToBytes(q.token));
@@ -67,22 +92,25 @@ export async function findTokenOwners(
   } else {
     page = `${base} ORDER BY ${ord} LIMIT ${n}`;
   }
-  // One row per holder; with no holder, one row of token columns only (owner_address null).
-  const sql = `WITH page AS (${page}),
-     holders AS (
-       SELECT page.owner_address, page.balance, l.label, k.is_contract
-         FROM page
-         LEFT JOIN address_labels l ON l.chain_id = ${chain} AND l.address = page.owner_address
-         LEFT JOIN address_kinds k ON k.chain_id = ${chain} AND k.address = page.owner_address)
-     SELECT tok.found, tok.name, tok.symbol, tok.decimals, tok.total_supply, tok.logo, tok.possible_spam,
-            tok.verified, holders.*
-       FROM (SELECT 1) one
-       LEFT JOIN (SELECT true AS found, name, symbol, decimals, total_supply, logo, possible_spam, verified
-                    FROM tokens WHERE chain_id = ${chain} AND address = ${token}) tok ON true
-       LEFT JOIN holders ON true
-      ORDER BY ${ord}`;
-  // owner_address arrives as 0x hex (hexByteaTypes).
+  // unit: 10^-decimals, read once per page.
+  const sql = `WITH tok AS MATERIALIZED (
+       SELECT name, symbol, decimals, total_supply, logo, possible_spam, verified,
+              ('1e-' || decimals)::numeric AS unit
+         FROM tokens WHERE chain_id = ${chain} AND address = ${token}),
+     page AS (${page})
+     SELECT (SELECT count(*) FROM page)::int AS fetched,
+            (SELECT ${linesAggSql(OWNER_LINE, ord)}
+               FROM page
+               LEFT JOIN tok t ON true
+               LEFT JOIN address_labels l ON l.chain_id = ${chain} AND l.address = page.owner_address
+               LEFT JOIN address_kinds k ON k.chain_id = ${chain} AND k.address = page.owner_address
+            ) AS records,
+            tok.found, tok.name, tok.symbol, tok.decimals, tok.total_supply, tok.logo, tok.possible_spam,
+            tok.verified
+       FROM (SELECT 1) one LEFT JOIN (SELECT true AS found, * FROM tok) tok ON true`;
   const { rows } = await db.query<{
+    fetched: number;
+    records: string | null;
     found: boolean | null;
     name: string | null;
     symbol: string | null;
@@ -91,31 +119,34 @@ export async function findTokenOwners(
     logo: string | null;
     possible_spam: boolean | null;
     verified: boolean | null;
-    owner_address: string | null;
-    balance: string | null;
-    label: string | null;
-    is_contract: boolean | null;
-  }>({ name: statementName('token_owners', sql), text: sql, values: p.values, types: hexByteaTypes });
-  const first = rows[0];
-  const holders = rows.filter((r) => r.owner_address !== null);
+  }>({ name: statementName('token_owners', sql), text: sql, values: p.values });
+  const r = rows[0];
   return {
-    token: first?.found
+    token: r?.found
       ? {
-          name: first.name,
-          symbol: first.symbol,
-          decimals: first.decimals,
-          totalSupply: first.total_supply === null ? null : BigInt(first.total_supply),
-          logo: first.logo,
-          possibleSpam: first.possible_spam ?? false,
-          verified: first.verified ?? false,
+          name: r.name,
+          symbol: r.symbol,
+          decimals: r.decimals,
+          totalSupply: r.total_supply === null ? null : BigInt(r.total_supply),
+          logo: r.logo,
+          possibleSpam: r.possible_spam ?? false,
+          verified: r.verified ?? false,
         }
       : undefined,
-    rows: holders.slice(0, q.limit).map((r) => ({
-      ownerAddress: r.owner_address as string,
-      balance: BigInt(r.balance as string),
-      label: r.label,
-      isContract: r.is_contract,
-    })),
-    hasMore: holders.length > q.limit,
+    records: pageLines(r?.records).slice(0, q.limit).map(parseOwnerLine),
+    hasMore: (r?.fetched ?? 0) > q.limit,
+  };
+}
+
+function parseOwnerLine(line: string): TokenOwnerRecord {
+  const a = line.indexOf(',');
+  const b = a + 41;
+  const c = line.indexOf(',', b + 1);
+  const percent = line.slice(b + 1, c);
+  return {
+    balance: line.slice(0, a),
+    ownerAddress: `0x${line.slice(a + 1, b)}`,
+    percentScaled: percent === '' ? null : percent,
+    members: line.slice(c + 1),
   };
 }
