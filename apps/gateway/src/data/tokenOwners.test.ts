@@ -165,10 +165,10 @@ describe('GET /api/v2.2/erc20/:token_address/owners', () => {
     const wide = await text(WIDE);
     // uint256 digits, and the balance with 18 decimals applied, exactly (not rounded to a scale).
     expect(wide).toContain(
-      `"balance":"${max - 10n ** 60n}","balance_formatted":"${formatUnits(max - 10n ** 60n, 18)}"`,
+      `"balance":"${max - 10n ** 60n}","balance_formatted":"${formatUnits(String(max - 10n ** 60n), 18)}"`,
     );
     expect(wide).toContain(
-      `"balance":"${10n ** 60n - 1n}","balance_formatted":"${formatUnits(10n ** 60n - 1n, 18)}"`,
+      `"balance":"${10n ** 60n - 1n}","balance_formatted":"${formatUnits(String(10n ** 60n - 1n), 18)}"`,
     );
     expect(wide).toContain(
       '"total_supply":"115792089237316195423570985008687907853269984665640564039457584007913129639935"',

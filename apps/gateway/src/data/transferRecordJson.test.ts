@@ -53,7 +53,12 @@ afterAll(async () => {
 
 describe('transferRecordJson', () => {
   it('writes the record fields in the spec order with exact integers and escaped strings', () => {
-    expect(record).toMatchObject({ blockNumber: BLOCK, logIndex: 7, tokenAddress: TOKEN, value: MAX });
+    expect(record).toMatchObject({
+      blockNumber: BLOCK,
+      logIndex: 7,
+      tokenAddress: TOKEN,
+      value: String(MAX),
+    });
     const json = transferRecordJson(record, token);
     expect(Object.keys(JSON.parse(json))).toEqual([
       'token_name',

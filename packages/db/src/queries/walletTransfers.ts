@@ -48,7 +48,8 @@ export interface WalletTransferRecord {
   blockNumber: number;
   logIndex: number;
   tokenAddress: string;
-  value: bigint;
+  /** Raw amount, decimal digits. */
+  value: string;
   /** `"transaction_hash":"0x…",…,"log_index":7`: hashes and addresses 0x hex, integers as JSON integers, `value` with every digit, labels JSON strings or null, the timestamp ISO 8601 UTC with milliseconds. */
   members: string;
 }
@@ -189,7 +190,7 @@ function parseRecordLine(line: string): WalletTransferRecord {
     blockNumber: Number(line.slice(0, a)),
     logIndex: Number(line.slice(a + 1, b)),
     tokenAddress: `0x${line.slice(b + 1, c)}`,
-    value: BigInt(line.slice(c + 1, d)),
+    value: line.slice(c + 1, d),
     members: line.slice(d + 1),
   };
 }
