@@ -6,11 +6,12 @@
 // of the load bench's request mix (so the code is optimised as it would be), then WINDOWS windows
 // of WINDOW requests each counted. PostgreSQL's work is not in it (see loadEndpoints.ts for the
 // whole). Prints a table and writes bench/results/gateway-instructions.json.
-// The figure is the mean over the windows: a window with a full garbage collection in it counts
-// more instructions than one without, and both are part of the cost. Some of V8's collections are
-// timed (idle and memory-reducing ones), and code under callgrind runs slower: the windows differ
-// by 10-30%, so compare means, over several runs for small differences.
-// Env: DATABASE_URL, BENCH_INSTR_WARMUP (3000), BENCH_INSTR_WINDOW (1500), BENCH_INSTR_WINDOWS (3),
+// The figure is the median over the windows. Some of V8's collections are timed (idle and
+// memory-reducing ones) and code under callgrind runs some 50 times slower, so a window can hold a
+// full collection that the same requests at full speed would not trigger: windows of one run
+// differ by up to 1.7x, and a mean follows the odd one. Compare medians, over several runs for
+// differences under 10%; every window is kept in the results.
+// Env: DATABASE_URL, BENCH_INSTR_WARMUP (3000), BENCH_INSTR_WINDOW (1000), BENCH_INSTR_WINDOWS (5),
 // BENCH_INSTR_CONCURRENCY (4), BENCH_ONLY (e.g. "transfers"), BENCH_RESULTS, BENCH_INSTR_BUILD
 // (true; false counts the dist/main.mjs already there, e.g. one built from another commit),
 // BENCH_INSTR_NODE_OPTIONS (the gateway's NODE_OPTIONS, e.g. "--max-semi-space-size=32").
@@ -35,8 +36,8 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const GATEWAY_DIR = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = env['BENCH_RESULTS'] ?? `${ROOT}bench/results/gateway-instructions.json`;
 const WARMUP = Number(env['BENCH_INSTR_WARMUP'] ?? 3000);
-const WINDOW = Number(env['BENCH_INSTR_WINDOW'] ?? 1500);
-const WINDOWS = Number(env['BENCH_INSTR_WINDOWS'] ?? 3);
+const WINDOW = Number(env['BENCH_INSTR_WINDOW'] ?? 1000);
+const WINDOWS = Number(env['BENCH_INSTR_WINDOWS'] ?? 5);
 const CONCURRENCY = Number(env['BENCH_INSTR_CONCURRENCY'] ?? 4);
 const ENDPOINTS: EndpointName[] = ['transfers', 'logs', 'owners'];
 const BASE_URL = env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:55432/tributary';
@@ -73,6 +74,14 @@ function ensureValgrind(): string {
 /** callgrind_control on our process: counting on/off, and a dump of the counts so far. */
 const control = (pid: number, ...args: string[]) =>
   execFileSync('callgrind_control', [...args, String(pid)], { stdio: 'pipe' });
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : Math.round(((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2);
+}
 
 function dumpedInstructions(outBase: string, dumpIndex: number): number {
   const file = `${outBase}.${dumpIndex}`;
@@ -199,7 +208,7 @@ for (const endpoint of ENDPOINTS) {
   results.push({
     endpoint,
     instructionsPerRequest: {
-      mean: Math.round(perRequest.reduce((a, b) => a + b, 0) / perRequest.length),
+      median: median(perRequest),
       windows: perRequest,
     },
     statuses: last?.statuses,
@@ -208,10 +217,10 @@ for (const endpoint of ENDPOINTS) {
 }
 
 console.log('');
-console.log('endpoint   instructions per request (mean)   windows');
+console.log('endpoint   instructions per request (median) windows');
 for (const r of results) {
   console.log(
-    `${r.endpoint.padEnd(10)} ${r.instructionsPerRequest.mean.toLocaleString('en').padEnd(33)} ${r.instructionsPerRequest.windows.map((n) => n.toLocaleString('en')).join(' / ')}`,
+    `${r.endpoint.padEnd(10)} ${r.instructionsPerRequest.median.toLocaleString('en').padEnd(33)} ${r.instructionsPerRequest.windows.map((n) => n.toLocaleString('en')).join(' / ')}`,
   );
 }
 const report = {
