@@ -6,10 +6,10 @@
 // of the load bench's request mix (so the code is optimised as it would be), then WINDOWS windows
 // of WINDOW requests each counted. PostgreSQL's work is not in it (see loadEndpoints.ts for the
 // whole). Prints a table and writes bench/results/gateway-instructions.json.
-// The figure is the median over the windows. Some of V8's collections are timed (idle and
-// memory-reducing ones) and code under callgrind runs some 50 times slower, so a window can hold a
-// full collection that the same requests at full speed would not trigger: windows of one run
-// differ by up to 1.7x, and a mean follows the odd one. Compare medians, over several runs for
+// The figure is the median over the windows (the middle one; the lower middle for an even count).
+// Some of V8's collections are timed (idle and memory-reducing ones) and code under callgrind runs
+// some 50 times slower, so a window can hold a full collection that the same requests at full
+// speed would not trigger: windows of one run differ by up to 1.7x, and a mean follows the odd one. Compare medians, over several runs for
 // differences under 10%; every window is kept in the results.
 // Env: DATABASE_URL, BENCH_INSTR_WARMUP (3000), BENCH_INSTR_WINDOW (1000), BENCH_INSTR_WINDOWS (5),
 // BENCH_INSTR_CONCURRENCY (4), BENCH_ONLY (e.g. "transfers"), BENCH_RESULTS, BENCH_INSTR_BUILD
@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { createAccountWithKey, createPool } from '@tributary/db';
 import { sleep } from '@tributary/runtime';
 import { benchDatabaseName, seedParams } from './datasetShape.ts';
+import { percentile } from './openLoopLoad.ts';
 import { type EndpointName, RequestMix } from './requestMix.ts';
 import { seedDataset } from './seedDataset.ts';
 import { freePort } from './startGateway.ts';
@@ -74,14 +75,6 @@ function ensureValgrind(): string {
 /** callgrind_control on our process: counting on/off, and a dump of the counts so far. */
 const control = (pid: number, ...args: string[]) =>
   execFileSync('callgrind_control', [...args, String(pid)], { stdio: 'pipe' });
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : Math.round(((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2);
-}
 
 function dumpedInstructions(outBase: string, dumpIndex: number): number {
   const file = `${outBase}.${dumpIndex}`;
@@ -208,7 +201,10 @@ for (const endpoint of ENDPOINTS) {
   results.push({
     endpoint,
     instructionsPerRequest: {
-      median: median(perRequest),
+      median: percentile(
+        [...perRequest].sort((a, b) => a - b),
+        50,
+      ),
       windows: perRequest,
     },
     statuses: last?.statuses,

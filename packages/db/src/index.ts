@@ -30,7 +30,6 @@ export {
 } from './queries/contractLogs.ts';
 export {
   type OwnerPosition,
-  type TokenInfo,
   type TokenOwnerRecord,
   type TokenOwnersQuery,
   findTokenOwners,

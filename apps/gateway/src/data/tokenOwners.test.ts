@@ -134,26 +134,15 @@ describe('GET /api/v2.2/erc20/:token_address/owners', () => {
   it('writes amounts with every digit and percentages as JavaScript numbers, on the wire', async () => {
     const pool = gw.db.pool;
     const max = 2n ** 256n - 1n;
-    const WIDE = addr('wide-token');
-    await insertToken(pool, {
-      chainId: CHAIN,
-      address: WIDE,
-      name: 'W',
-      symbol: 'W',
-      decimals: 18,
-      totalSupply: max,
-    });
+    const token = async (label: string, symbol: string, decimals: number, totalSupply: bigint) => {
+      const address = addr(label);
+      await insertToken(pool, { chainId: CHAIN, address, name: symbol, symbol, decimals, totalSupply });
+      return address;
+    };
+    const WIDE = await token('wide-token', 'W', 18, max);
     await setBalance(pool, { chainId: CHAIN, token: WIDE, owner: A, balance: max - 10n ** 60n });
     await setBalance(pool, { chainId: CHAIN, token: WIDE, owner: B, balance: 10n ** 60n - 1n });
-    const SIX = addr('six-token');
-    await insertToken(pool, {
-      chainId: CHAIN,
-      address: SIX,
-      name: 'S',
-      symbol: 'S',
-      decimals: 6,
-      totalSupply: 10n ** 13n,
-    });
+    const SIX = await token('six-token', 'S', 6, 10n ** 13n);
     await setBalance(pool, { chainId: CHAIN, token: SIX, owner: A, balance: 10n ** 13n - 1_500_006n });
     await setBalance(pool, { chainId: CHAIN, token: SIX, owner: B, balance: 1_500_000n });
     await setBalance(pool, { chainId: CHAIN, token: SIX, owner: C, balance: 5n });

@@ -49,7 +49,6 @@ export function tokenOwnersRoute(deps: DataDeps) {
       limit,
       after: state ? { balance: BigInt(state.key.b), ownerAddress: state.key.o } : undefined,
     });
-    const info = found.token;
     const last = found.records.at(-1);
     const cursor =
       found.hasMore && last
@@ -63,7 +62,7 @@ export function tokenOwnersRoute(deps: DataDeps) {
       page_size: String(limit),
       cursor,
     };
-    if (info?.totalSupply != null) body['total_supply'] = info.totalSupply.toString();
+    if (found.totalSupply !== null) body['total_supply'] = found.totalSupply;
     body['result'] = rawJsonArray(found.records.map(ownerRecordJson));
     sendJson(res, 200, body);
   };

@@ -39,16 +39,6 @@ export interface TokenOwnerRecord {
   members: string;
 }
 
-export interface TokenInfo {
-  name: string | null;
-  symbol: string | null;
-  decimals: number | null;
-  totalSupply: bigint | null;
-  logo: string | null;
-  possibleSpam: boolean;
-  verified: boolean;
-}
-
 /**
  * One holder as a line of text: `balance,owner hex,percent scaled,` then its JSON members (see
  * TokenOwnerRecord). balance_formatted is the balance times 10^-decimals (`t.unit`; an exact
@@ -63,16 +53,17 @@ const OWNER_LINE = `balance || ',' || encode(owner_address, 'hex') || ','
   || ',"usd_value":null,"is_contract":' || CASE WHEN k.is_contract THEN 'true' ELSE 'false' END`;
 
 /**
- * One page of a token's holders (non-zero balances) from balances_by_token, and the token's
- * metadata, in one statement (one round trip, one snapshot: the total supply matches the
- * balances). The keyset condition mixes directions (balance DESC, owner ASC), so it is split into
- * two index range scans: the rest of the boundary balance, then the balances past it. The page
+ * One page of a token's holders (non-zero balances) from balances_by_token, and the token's total
+ * supply (decimal digits; null when the token or its supply is unknown), in one statement (one
+ * round trip, one snapshot: the total supply matches the balances). The keyset condition mixes
+ * directions (balance DESC, owner ASC), so it is split into two index range scans: the rest of the
+ * boundary balance, then the balances past it. The page
  * comes back as one text value, a line per holder (OWNER_LINE), as the other data pages do.
  */
 export async function findTokenOwners(
   db: Queryable,
   q: TokenOwnersQuery,
-): Promise<{ token: TokenInfo | undefined; records: TokenOwnerRecord[]; hasMore: boolean }> {
+): Promise<{ totalSupply: string | null; records: TokenOwnerRecord[]; hasMore: boolean }> {
   const p = new Params();
   const chain = p.add(q.chainId);
   const token = p.add(hexToBytes(q.token));
@@ -94,8 +85,7 @@ export async function findTokenOwners(
   }
   // unit: 10^-decimals, read once per page.
   const sql = `WITH tok AS MATERIALIZED (
-       SELECT name, symbol, decimals, total_supply, logo, possible_spam, verified,
-              ('1e-' || decimals)::numeric AS unit
+       SELECT total_supply, ('1e-' || decimals)::numeric AS unit
          FROM tokens WHERE chain_id = ${chain} AND address = ${token}),
      page AS (${page})
      SELECT (SELECT count(*) FROM page)::int AS fetched,
@@ -105,34 +95,15 @@ export async function findTokenOwners(
                LEFT JOIN address_labels l ON l.chain_id = ${chain} AND l.address = page.owner_address
                LEFT JOIN address_kinds k ON k.chain_id = ${chain} AND k.address = page.owner_address
             ) AS records,
-            tok.found, tok.name, tok.symbol, tok.decimals, tok.total_supply, tok.logo, tok.possible_spam,
-            tok.verified
-       FROM (SELECT 1) one LEFT JOIN (SELECT true AS found, * FROM tok) tok ON true`;
+            (SELECT total_supply::text FROM tok) AS total_supply`;
   const { rows } = await db.query<{
     fetched: number;
     records: string | null;
-    found: boolean | null;
-    name: string | null;
-    symbol: string | null;
-    decimals: number | null;
     total_supply: string | null;
-    logo: string | null;
-    possible_spam: boolean | null;
-    verified: boolean | null;
   }>({ name: statementName('token_owners', sql), text: sql, values: p.values });
   const r = rows[0];
   return {
-    token: r?.found
-      ? {
-          name: r.name,
-          symbol: r.symbol,
-          decimals: r.decimals,
-          totalSupply: r.total_supply === null ? null : BigInt(r.total_supply),
-          logo: r.logo,
-          possibleSpam: r.possible_spam ?? false,
-          verified: r.verified ?? false,
-        }
-      : undefined,
+    totalSupply: r?.total_supply ?? null,
     records: pageLines(r?.records).slice(0, q.limit).map(parseOwnerLine),
     hasMore: (r?.fetched ?? 0) > q.limit,
   };
