@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pool, createPool } from '../createPool.ts';
-import { type BinaryCopyWriter, copyBinary, encodeFields } from './binaryCopy.ts';
+import { type BinaryCopyWriter, LastHexField, copyBinary, encodeFields } from './binaryCopy.ts';
 
 // Every value goes through PostgreSQL's binary receive functions and is read back as text: the
 // writer must produce what PostgreSQL itself makes of the same value.
@@ -27,7 +27,8 @@ interface Row {
   f: boolean | null;
 }
 
-async function roundTrip(rows: Row[], writeRaw = false) {
+async function roundTrip(rows: Row[], writeRaw = false, hexRepeated = false) {
+  const lastH = new LastHexField();
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -47,6 +48,7 @@ async function roundTrip(rows: Row[], writeRaw = false) {
         if (r.b === null) w.null();
         else w.bytes(Buffer.from(r.b, 'hex'));
         if (r.h === null) w.null();
+        else if (hexRepeated) w.hexRepeated(r.h, lastH);
         else w.hex(r.h);
         if (r.t === null) w.null();
         else w.timestampSeconds(r.t);
@@ -141,5 +143,28 @@ describe('BinaryCopyWriter', () => {
     const back = await roundTrip(many, true);
     expect(back).toHaveLength(30_000);
     expect(back[29_999]).toMatchObject({ i8: '29999', h: 'cd'.repeat(32) });
+  });
+
+  it('copies a repeated hex field from the previous row exactly as hex() writes it', async () => {
+    const a = `0x${'ab'.repeat(32)}`;
+    const b = `0x${'01'.repeat(20)}`;
+    const values = [a, a, b, b, a, 'ff00', 'ff00', '0x', b, a, a];
+    const rows = values.map((h) => ({ ...empty, h }));
+    expect(await roundTrip(rows, false, true)).toEqual(await roundTrip(rows));
+    await expect(
+      roundTrip(
+        [
+          { ...empty, h: a },
+          { ...empty, h: '0xzz' },
+        ],
+        false,
+        true,
+      ),
+    ).rejects.toThrow(/not hex/);
+    // A refused value is not remembered: the same string is refused again.
+    const last = new LastHexField();
+    expect(() => last.set('0xzz')).toThrow(/not hex/);
+    expect(() => last.set('0xzz')).toThrow(/not hex/);
+    expect(last.hex).toBe('');
   });
 });

@@ -129,6 +129,16 @@ export class BinaryCopyWriter {
     return this;
   }
 
+  /**
+   * Like hex(), for a column whose value often repeats from one row to the next (a log's
+   * transaction hash and contract, a transfer's token): when `hex` is the string `last` holds, its
+   * encoding there is copied instead of decoded again.
+   */
+  hexRepeated(hex: string, last: LastHexField): this {
+    if (hex !== last.hex) last.set(hex);
+    return this.raw(last.field);
+  }
+
   /** Fields already encoded (length-prefixed values, e.g. from `encodeFields`), appended verbatim. */
   raw(encoded: Uint8Array): this {
     this.room(encoded.length);
@@ -212,6 +222,25 @@ export class BinaryCopyWriter {
     if (this.pos > 0) this.done.push(this.buf.subarray(0, this.pos));
     this.buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bytes));
     this.pos = 0;
+  }
+}
+
+/** The last value written to one bytea column by hexRepeated, with its encoded field. */
+export class LastHexField {
+  hex = '';
+  field: Buffer = Buffer.alloc(0);
+
+  set(hex: string): void {
+    const start = hex.charCodeAt(1) === 120 /* x */ ? 2 : 0;
+    const bytes = (hex.length - start) >>> 1;
+    if (this.field.length !== 4 + bytes) this.field = Buffer.allocUnsafe(4 + bytes);
+    this.field.writeInt32BE(bytes, 0);
+    const written = this.field.write(start === 0 ? hex : hex.slice(2), 4, bytes, 'hex');
+    if (written !== bytes) {
+      this.hex = '';
+      throw new TypeError(`not hex: ${hex.slice(0, 80)}`);
+    }
+    this.hex = hex;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { type BinaryCopyWriter, copyBinary, encodeFields } from './binaryCopy.ts';
+import { type BinaryCopyWriter, LastHexField, copyBinary, encodeFields } from './binaryCopy.ts';
 import type { BlockSegment, SegmentBlock } from './chainRows.ts';
 import { copyRows } from './copyRows.ts';
 import { forgetCheckpointsSql } from './forgetCheckpointsSql.ts';
@@ -298,35 +298,48 @@ function blockFields(b: SegmentBlock): [Buffer, Buffer] {
   ];
 }
 
-/** Rows in LOG_COLUMNS order; yields every thousand rows so that chunks stream out. */
+/**
+ * Rows in LOG_COLUMNS order; yields every thousand rows so that chunks stream out. Consecutive
+ * logs often share a transaction, a contract and leading topics: those fields are copied from
+ * the previous row's encoding when equal.
+ */
 function* writeLogs(w: BinaryCopyWriter, blocks: readonly SegmentBlock[]): Generator<void> {
+  const txHash = new LastHexField();
+  const address = new LastHexField();
+  const topics = [new LastHexField(), new LastHexField(), new LastHexField(), new LastHexField()];
+  const data = new LastHexField();
   let n = 0;
   for (const b of blocks) {
     const [chainAndNumber, hashAndTime] = blockFields(b);
     for (const l of b.logs) {
       w.row(13).raw(chainAndNumber).int4(l.logIndex).raw(hashAndTime);
-      w.hex(l.transactionHash).int4(l.transactionIndex).hex(l.address);
+      w.hexRepeated(l.transactionHash, txHash).int4(l.transactionIndex).hexRepeated(l.address, address);
       const t = l.topics;
       for (let i = 0; i < 4; i++) {
         const topic = t[i];
         if (topic === undefined) w.null();
-        else w.hex(topic);
+        else w.hexRepeated(topic, topics[i]!);
       }
-      w.hex(l.data);
+      w.hexRepeated(l.data, data);
       if (++n % 1000 === 0) yield;
     }
   }
   yield;
 }
 
-/** Rows in TRANSFER_COLUMNS order. */
+/** Rows in TRANSFER_COLUMNS order (repeated fields as in writeLogs). */
 function* writeTransfers(w: BinaryCopyWriter, blocks: readonly SegmentBlock[]): Generator<void> {
+  const txHash = new LastHexField();
+  const token = new LastHexField();
+  const from = new LastHexField();
+  const to = new LastHexField();
   let n = 0;
   for (const b of blocks) {
     const [chainAndNumber, hashAndTime] = blockFields(b);
     for (const t of b.transfers) {
       w.row(11).raw(chainAndNumber).int4(t.logIndex).raw(hashAndTime);
-      w.hex(t.transactionHash).int4(t.transactionIndex).hex(t.token).hex(t.from).hex(t.to).numeric(t.value);
+      w.hexRepeated(t.transactionHash, txHash).int4(t.transactionIndex).hexRepeated(t.token, token);
+      w.hexRepeated(t.from, from).hexRepeated(t.to, to).numeric(t.value);
       if (++n % 1000 === 0) yield;
     }
   }
@@ -410,15 +423,10 @@ interface Delta {
 
 async function copyDeltas(client: PoolClient, table: string, columns: string[], deltas: Delta[]) {
   await copyBinary(client, table, columns, function* (w) {
-    let lastToken = '';
-    let tokenField: Buffer = Buffer.alloc(0);
+    const lastToken = new LastHexField();
     for (let i = 0; i < deltas.length; i++) {
       const { chainId, token, owner, d } = deltas[i]!;
-      if (token !== lastToken) {
-        lastToken = token;
-        tokenField = encodeFields((x) => x.hex(token));
-      }
-      w.row(5).int8(chainId).raw(tokenField).hex(owner).numeric(d.delta).int8(d.transfers);
+      w.row(5).int8(chainId).hexRepeated(token, lastToken).hex(owner).numeric(d.delta).int8(d.transfers);
       if ((i + 1) % 1000 === 0) yield;
     }
     yield;
