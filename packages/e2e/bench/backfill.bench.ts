@@ -1,9 +1,10 @@
 // Backfill benchmark: builds a chain of BENCH_LOGS ERC20 Transfer logs (BulkTransferEmitter, many logs
 // per transaction) on a private anvil, backfills it end to end with the real services as child
 // processes (chain-follower -> Kafka -> projector -> indexed PostgreSQL), timing from PostgreSQL
-// (blocks projected, follower checkpoint), then measures in the same run the raw COPY rate of the
-// very same rows into identically indexed tables of a fresh database (binary COPY with the projector's
-// own writer, in-process).
+// (blocks projected, follower checkpoint), then replays the topic with a second projector alone into
+// a fresh database, then measures in the same run the raw COPY rate of the very same rows into
+// identically indexed tables of a fresh database (binary COPY with the projector's own writer,
+// in-process). Records the CPU seconds of every process in each phase.
 // Prints progress and the figures; writes bench/results/backfill.json at the repo root.
 // Measures; never passes or fails on a time.
 // Env: BENCH_LOGS (1000000), BENCH_LOGS_PER_TX (5000), BENCH_COMPRESSION (none|gzip, default none),
@@ -25,7 +26,7 @@ import { createKafka } from '@tributary/bus';
 import { bulkTransferEmitterAbi } from '@tributary/contracts';
 import { copyBinary, createPool, migrate } from '@tributary/db';
 import { createDevnetClient, deployBulkTransferEmitter } from '@tributary/devnet';
-import { measureMachineSpeed } from '@tributary/testkit/bench';
+import { cpuSecondsBetween, cpuSnapshot, measureMachineSpeed } from '@tributary/testkit/bench';
 import pg from 'pg';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -143,6 +144,7 @@ try {
   say('projector ready; starting the follower', { logs: logDir });
 
   const followerPort = await freePort();
+  const cpuBefore = cpuSnapshot();
   const started = Date.now();
   const follower = startApp('chain-follower', {
     ...common,
@@ -195,6 +197,14 @@ try {
   const endedAt = Date.now();
   const endToEndSeconds = (endedAt - started) / 1000;
   const loadAtEnd = os.loadavg();
+  // Where the machine's CPU went during the run (kafka is the broker's `java`).
+  const cpuSeconds = cpuSecondsBetween(cpuBefore, cpuSnapshot(), {
+    anvil: anvil.pid,
+    'chain-follower': follower.pid,
+    projector: projector.pid,
+    'bench (polling)': process.pid,
+  });
+  say('cpu seconds', cpuSeconds);
   await Promise.all([stopApp(follower), stopApp(projector)]);
   const counts = (
     await pool.query<{ logs: string; transfers: string; balances: string; wallets: string; blocks: string }>(
@@ -220,20 +230,60 @@ try {
     throw new Error(`projected ${JSON.stringify(projectedRows)}, expected ${LOGS} logs and transfers`);
   }
 
+  // The projector alone: a second projector (its own consumer group) replays the topic the
+  // follower filled into a fresh database, with nothing else running: what the projector and
+  // PostgreSQL cost without the follower, anvil and the broker's producing side beside them.
+  const replayUrl = await createDatabase(`bench_replay_${id}`);
+  await migrate(replayUrl);
+  const replayPool = createPool({ connectionString: replayUrl, max: 1 });
+  const replayPort = await freePort();
+  const replayCpuBefore = cpuSnapshot();
+  const replayStarted = Date.now();
+  const replay = startApp('projector', {
+    ...common,
+    ...PROJECTOR_ENV,
+    DATABASE_URL: replayUrl,
+    KAFKA_GROUP_ID: `bench-${id}-replay`,
+    OPS_PORT: String(replayPort),
+  });
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 250));
+    if (replay.exitCode !== null) throw new Error(`the replaying projector exited early; see ${logDir}`);
+    const { rows } = await replayPool.query<{ blocks: string }>('SELECT count(*) AS blocks FROM blocks');
+    if (Number(rows[0]!.blocks) === head + 1) break;
+  }
+  const projectorOnlySeconds = (Date.now() - replayStarted) / 1000;
+  const projectorOnlyCpu = cpuSecondsBetween(replayCpuBefore, cpuSnapshot(), {
+    projector: replay.pid,
+    'bench (polling)': process.pid,
+  });
+  await stopApp(replay);
+  await replayPool.end();
+  say('projector alone', {
+    seconds: projectorOnlySeconds,
+    logsPerSec: Math.round(LOGS / projectorOnlySeconds),
+  });
+
   // Raw COPY of the same rows into the same (indexed) tables of a fresh database, same run.
   const copyUrl = await createDatabase(`bench_copy_${id}`);
   await migrate(copyUrl);
   const copyPool = createPool({ connectionString: copyUrl, max: 1 });
   const rawCopy: Record<string, { rows: number; seconds: number; rowsPerSec: number }> = {};
+  let rawCopyCpu = cpuSecondsBetween(cpuSnapshot(), cpuSnapshot());
   for (const table of PROJECTED_TABLES) {
     const { columns, types, rows } = await readRows(pool, table);
     const c = await copyPool.connect();
     try {
+      const cpu0 = cpuSnapshot();
       const t0 = performance.now();
       await c.query('BEGIN');
       await copyRawRows(c, table, columns, types, rows);
       await c.query('COMMIT');
       const seconds = (performance.now() - t0) / 1000;
+      rawCopyCpu = addCpu(
+        rawCopyCpu,
+        cpuSecondsBetween(cpu0, cpuSnapshot(), { 'bench (COPY writer)': process.pid }),
+      );
       rawCopy[table] = { rows: rows.length, seconds, rowsPerSec: Math.round(rows.length / seconds) };
     } finally {
       c.release();
@@ -262,6 +312,8 @@ try {
       ratioToRawCopyLogsAndTransfers: round(e2e / rawLogsTransfers),
     },
     followerOnly: { seconds: followerSeconds, logsPerSec: Math.round(LOGS / followerSeconds) },
+    // Includes the projector's start-up and Kafka group join (about 3 s).
+    projectorOnly: { seconds: projectorOnlySeconds, logsPerSec: Math.round(LOGS / projectorOnlySeconds) },
     rawCopy: {
       ...rawCopy,
       // Every row the pipeline writes, per chain log: the ceiling for the end-to-end figure.
@@ -269,6 +321,7 @@ try {
       logsAndTransfersLogsPerSec: Math.round(rawLogsTransfers),
     },
     projectedRows,
+    cpuSeconds: { endToEnd: cpuSeconds, projectorOnly: projectorOnlyCpu, rawCopy: rawCopyCpu },
     services: { follower: FOLLOWER_ENV, projector: PROJECTOR_ENV, nodeOptions: NODE_OPTIONS, appsFrom: FROM },
     machine: { ...(await machine(dbUrl)), speedBeforeRun: machineSpeed },
     load: {
@@ -307,6 +360,16 @@ try {
     })
     .catch(() => {})
     .finally(() => admin.disconnect());
+}
+
+function addCpu(a: ReturnType<typeof cpuSecondsBetween>, b: ReturnType<typeof cpuSecondsBetween>) {
+  const byProcess = { ...a.byProcess };
+  for (const [k, v] of Object.entries(b.byProcess)) byProcess[k] = round((byProcess[k] ?? 0) + v);
+  return {
+    byProcess,
+    machineBusySeconds: round(a.machineBusySeconds + b.machineBusySeconds),
+    machineIdleSeconds: round(a.machineIdleSeconds + b.machineIdleSeconds),
+  };
 }
 
 function startApp(app: string, env: Record<string, string>): ChildProcess {

@@ -117,3 +117,4 @@ export function writeResult(name: string, result: Record<string, unknown>): stri
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export { runBenchScripts } from './runBenchScripts.ts';
 export { type MachineSpeed, measureMachineSpeed } from './measureMachineSpeed.ts';
+export { cpuSecondsBetween, cpuSnapshot } from './processCpu.ts';

@@ -1,0 +1,92 @@
+import { readFileSync, readdirSync } from 'node:fs';
+
+const TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux build Node runs on
+
+/** CPU time (user + system, seconds) of every process on the machine at one moment, from /proc. */
+export interface CpuSnapshot {
+  /** Per process: its command name and CPU seconds, its own plus that of its exited, reaped children. */
+  processes: Map<number, { comm: string; seconds: number }>;
+  /** The whole machine: busy and idle seconds summed over every core (/proc/stat). */
+  busySeconds: number;
+  idleSeconds: number;
+}
+
+export function cpuSnapshot(): CpuSnapshot {
+  const processes = new Map<number, { comm: string; seconds: number }>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses; the last ')' ends it.
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const f = stat.slice(close + 2).split(' ');
+    // Fields 14-17 of proc(5) (utime, stime, cutime, cstime) are 11-14 after the comm.
+    const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    processes.set(pid, {
+      comm: comm === 'postgres' ? postgresRole(pid) : comm,
+      seconds: ticks / TICKS_PER_SECOND,
+    });
+  }
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already in user)
+  const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
+  const busy = (cpu[0] ?? 0) + (cpu[1] ?? 0) + (cpu[2] ?? 0) + (cpu[5] ?? 0) + (cpu[6] ?? 0) + (cpu[7] ?? 0);
+  return { processes, busySeconds: busy / TICKS_PER_SECOND, idleSeconds: idle / TICKS_PER_SECOND };
+}
+
+/**
+ * A PostgreSQL process by its role: `postgres: backend` for client sessions, `postgres: checkpointer`
+ * and the like for the server's own workers, `postgres: postmaster` for the server itself (its
+ * figure holds the children it reaped: backends that closed and autovacuum workers).
+ */
+function postgresRole(pid: number): string {
+  let cmdline = '';
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    // exited meanwhile
+  }
+  if (!cmdline.startsWith('postgres: ')) return 'postgres: postmaster';
+  const title = cmdline.slice('postgres: '.length).trim();
+  const worker = ['checkpointer', 'background writer', 'walwriter', 'autovacuum', 'logical replication'].find(
+    (w) => title.startsWith(w),
+  );
+  return `postgres: ${worker ?? 'backend'}`;
+}
+
+/**
+ * CPU seconds spent between two snapshots, grouped: a process whose pid is in `named` counts under
+ * that name, any other under its command name (PostgreSQL's under their role, see postgresRole). Groups under 0.05 s are left out.
+ */
+export function cpuSecondsBetween(
+  before: CpuSnapshot,
+  after: CpuSnapshot,
+  named: Record<string, number | undefined> = {},
+): { byProcess: Record<string, number>; machineBusySeconds: number; machineIdleSeconds: number } {
+  const names = new Map<number, string>();
+  for (const [name, pid] of Object.entries(named)) if (pid !== undefined) names.set(pid, name);
+  const groups = new Map<string, number>();
+  for (const [pid, p] of after.processes) {
+    const spent = p.seconds - (before.processes.get(pid)?.seconds ?? 0);
+    if (spent <= 0) continue;
+    const group = names.get(pid) ?? p.comm;
+    groups.set(group, (groups.get(group) ?? 0) + spent);
+  }
+  const byProcess = Object.fromEntries(
+    [...groups]
+      .filter(([, s]) => s >= 0.05)
+      .sort((a, b) => b[1] - a[1])
+      .map(([g, s]) => [g, Math.round(s * 10) / 10]),
+  );
+  return {
+    byProcess,
+    machineBusySeconds: Math.round((after.busySeconds - before.busySeconds) * 10) / 10,
+    machineIdleSeconds: Math.round((after.idleSeconds - before.idleSeconds) * 10) / 10,
+  };
+}
