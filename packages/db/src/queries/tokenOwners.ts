@@ -47,7 +47,7 @@ export interface TokenOwnerRecord {
 const OWNER_LINE = `balance || ',' || encode(owner_address, 'hex') || ','
   || coalesce(CASE WHEN t.total_supply > 0 THEN div(balance * 100000000000000000000, t.total_supply)::text END, '')
   || ',"owner_address":"0x' || encode(owner_address, 'hex')
-  || '","owner_address_label":' || coalesce(to_json(l.label)::text, 'null')
+  || '","owner_address_label":' || coalesce(l.label_json, 'null')
   || ',"balance":"' || balance
   || '","balance_formatted":' || coalesce('"' || trim_scale(balance * t.unit) || '"', 'null')
   || ',"usd_value":null,"is_contract":' || CASE WHEN k.is_contract THEN 'true' ELSE 'false' END`;

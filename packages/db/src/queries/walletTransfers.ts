@@ -165,7 +165,8 @@ export async function findWalletTransfers(
 /**
  * One transfer as a line of text: `block_number,log_index,<token hex>,<value digits>,` then the
  * record's JSON members (see WalletTransferRecord). Every column is NOT NULL; labels are JSON
- * strings (to_json escapes quotes, backslashes and control characters) or null.
+ * strings (address_labels.label_json: to_json escapes quotes, backslashes and control characters)
+ * or null.
  */
 const RECORD_LINE = `block_number || ',' || log_index || ',' || encode(token_address, 'hex') || ',' || value || ','
   || '"transaction_hash":"0x' || encode(transaction_hash, 'hex')
@@ -174,9 +175,9 @@ const RECORD_LINE = `block_number || ',' || log_index || ',' || encode(token_add
   || '","block_number":' || block_number
   || ',"block_hash":"0x' || encode(block_hash, 'hex')
   || '","to_address":"0x' || encode(to_address, 'hex')
-  || '","to_address_label":' || coalesce(to_json(tl.label)::text, 'null')
+  || '","to_address_label":' || coalesce(tl.label_json, 'null')
   || ',"from_address":"0x' || encode(from_address, 'hex')
-  || '","from_address_label":' || coalesce(to_json(fl.label)::text, 'null')
+  || '","from_address_label":' || coalesce(fl.label_json, 'null')
   || ',"value":' || value
   || ',"transaction_index":' || transaction_index
   || ',"log_index":' || log_index`;
