@@ -17,11 +17,16 @@ export interface BlockConsumer {
  * messages. Offsets are committed only after the transaction that projected them committed; a
  * failure is not committed and the messages are delivered again (a replay is a no-op).
  *
- * Pipelined: while one chunk's transaction runs in PostgreSQL, the next chunk of the same fetch
- * is decoded (one message at a time, yielding in between, so that the running COPY keeps being
- * fed), and a chunk without removals writes its new blocks' rows on a second connection while
- * the chunk before finishes (BlockProjector.startBatch). Transactions commit one after the other,
- * in offset order, so readers never see a later block without the earlier ones.
+ * Pipelined: while one chunk's transaction runs in PostgreSQL, the next chunk is decoded (one
+ * message at a time, yielding in between, so that the running COPY keeps being fed), and a chunk
+ * without removals writes its new blocks' rows on a second connection while the chunk before
+ * finishes (BlockProjector.startBatch). Transactions commit one after the other, in offset order,
+ * so readers never see a later block without the earlier ones. The pipeline runs across fetches:
+ * the last chunk of a fetch may still be finishing while the next fetch is read and decoded, so
+ * PostgreSQL is not left idle at every fetch (with the default fetch of one chunk, that was at
+ * every transaction). For that, a chunk's offsets are resolved (the position kafkajs fetches from)
+ * once it is started; they are committed only after its transaction commits, and a failure seeks
+ * the partition back to the first offset not committed, so nothing is skipped.
  */
 export function createBlockConsumer(deps: {
   kafka: Kafka;
@@ -106,6 +111,35 @@ export function createBlockConsumer(deps: {
     })();
   }
 
+  // The chain of chunk transactions in flight (at most two), across fetches.
+  let tail: Promise<void> = Promise.resolve();
+  let stopping = false;
+  // Per partition: the first offset whose chunk has not committed (where a failure seeks back to).
+  const uncommitted = new Map<number, string>();
+  consumer.on(consumer.events.GROUP_JOIN, () => uncommitted.clear());
+
+  /** Waits for the chunks in flight; a failure is thrown once, and the chain starts afresh. */
+  async function settle(): Promise<void> {
+    const t = tail;
+    try {
+      await t;
+    } catch (err) {
+      if (tail === t) tail = Promise.resolve();
+      throw err;
+    }
+  }
+
+  /** After a chunk failed: fetch the partition again from its first uncommitted offset. */
+  function rewind(topic: string, partition: number) {
+    const offset = uncommitted.get(partition);
+    if (offset === undefined) return;
+    try {
+      consumer.seek({ topic, partition, offset });
+    } catch (err) {
+      deps.logger.warn({ partition, offset, err }, 'could not seek back after a failed batch');
+    }
+  }
+
   return {
     isConnected,
     async start() {
@@ -116,46 +150,59 @@ export function createBlockConsumer(deps: {
         autoCommit: false,
         eachBatchAutoResolve: false,
         eachBatch: async ({ batch, heartbeat, isRunning, isStale, resolveOffset }) => {
+          const { topic, partition } = batch;
+          const proceed = () => isRunning() && !isStale() && !stopping;
           const chunks = splitByBytes(batch.messages, maxTransactionBytes);
           let decoding: Promise<BlockEvent[]> | undefined = chunks[0] ? decodeChunk(chunks[0]) : undefined;
-          // At most two chunks in flight: the one finishing and the one writing its new rows.
-          let previous: Promise<void> = Promise.resolve();
-          let previousChunk: KafkaMessage[] | undefined;
-          const previousDone = async () => {
-            await previous;
-            if (previousChunk) resolveOffset(previousChunk[previousChunk.length - 1]!.offset);
-            await heartbeat();
-          };
           for (let i = 0; i < chunks.length; i++) {
             let events: BlockEvent[];
             try {
               events = await decoding!;
             } catch (err) {
-              await previous.catch(() => {});
+              await settle().catch(() => {});
               throw err;
             }
-            if (!isRunning() || isStale()) break;
+            if (!proceed()) break;
             const chunk = chunks[i]!;
-            const current = projectChunk(batch.partition, batch.topic, chunk, events, previous);
+            const first = chunk[0]!.offset;
+            const last = chunk[chunk.length - 1]!.offset;
+            if (!uncommitted.has(partition)) uncommitted.set(partition, first);
+            const previous = tail;
+            const current = projectChunk(partition, topic, chunk, events, previous).then(
+              () => {
+                uncommitted.set(partition, (BigInt(last) + 1n).toString());
+              },
+              (err: unknown) => {
+                rewind(topic, partition);
+                throw err;
+              },
+            );
             current.catch(() => {});
+            tail = current;
             // Decode the next chunk while this one's transaction runs; its errors surface when awaited.
             decoding = chunks[i + 1] ? decodeChunk(chunks[i + 1]!) : undefined;
             decoding?.catch(() => {});
+            // At most two chunks in flight: this one, and the one before until it is done.
             try {
-              await previousDone();
+              await previous;
             } catch (err) {
-              await current.catch(() => {});
+              await settle().catch(() => {});
               throw err;
             }
-            previous = current;
-            previousChunk = chunk;
+            resolveOffset(last);
+            await heartbeat();
           }
-          await previousDone();
+          // Stopping, or a seek: nothing may stay in flight. Otherwise the last chunk finishes
+          // while kafkajs fetches the next batch.
+          if (!proceed()) await settle();
         },
       });
     },
     async stop() {
+      stopping = true;
+      await settle().catch(() => {});
       await consumer.stop();
+      await settle().catch(() => {});
       await consumer.disconnect();
       setConnected(false);
     },
