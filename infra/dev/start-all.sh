@@ -81,10 +81,10 @@ wait_ready() { # name url
   exit 1
 }
 
-OPS_PORT=$FOLLOWER_OPS_PORT run_bg chain-follower node --import tsx apps/chain-follower/src/main.ts
-OPS_PORT=$PROJECTOR_OPS_PORT run_bg projector node --import tsx apps/projector/src/main.ts
-OPS_PORT=$MATCHER_OPS_PORT run_bg stream-matcher node --import tsx apps/stream-matcher/src/main.ts
-OPS_PORT=$SENDER_OPS_PORT run_bg webhook-sender node --import tsx apps/webhook-sender/src/main.ts
+OPS_PORT=$FOLLOWER_OPS_PORT run_bg chain-follower node --max-semi-space-size=64 --import tsx apps/chain-follower/src/main.ts
+OPS_PORT=$PROJECTOR_OPS_PORT run_bg projector node --max-semi-space-size=64 --import tsx apps/projector/src/main.ts
+OPS_PORT=$MATCHER_OPS_PORT run_bg stream-matcher node --max-semi-space-size=64 --import tsx apps/stream-matcher/src/main.ts
+OPS_PORT=$SENDER_OPS_PORT run_bg webhook-sender node --max-semi-space-size=64 --import tsx apps/webhook-sender/src/main.ts
 HTTP_PORT=$HTTP_PORT run_bg gateway node --import tsx apps/gateway/src/main.ts
 wait_ready chain-follower "http://127.0.0.1:$FOLLOWER_OPS_PORT/readyz"
 wait_ready projector "http://127.0.0.1:$PROJECTOR_OPS_PORT/readyz"
