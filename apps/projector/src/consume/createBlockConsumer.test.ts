@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { blockEventCodec, createKafka } from '@tributary/bus';
-import { type Pool, createPool, migrate } from '@tributary/db';
-import { createLogger, createMetrics } from '@tributary/runtime';
+import type { Pool } from '@tributary/db';
+import { createLogger } from '@tributary/runtime';
 import type { BlockEvent } from '@tributary/schema';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createBlockProjector } from '../project/createBlockProjector.ts';
+import type { BlockProjector } from '../project/createBlockProjector.ts';
+import { migratedDatabase } from '../testing/migratedDatabase.ts';
 import { createBlockConsumer } from './createBlockConsumer.ts';
 
 // The consumer keeps a transaction in flight across fetches and resolves a chunk's offsets before
 // its transaction commits. Against real Kafka and PostgreSQL: a transaction that fails (a real
 // PostgreSQL error, raised once by a trigger) must send the consumer back to the first offset not
 // committed, so that every block is projected exactly once and the committed offsets reach the end.
-const BASE_URL = process.env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:55432/tributary';
 const BROKERS = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:59092').split(',');
 const BLOCKS = 14;
 const FAILING_INSERT = 3;
@@ -62,27 +62,10 @@ afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => {});
 });
 
-async function admin(sql: string) {
-  const pool = createPool({ connectionString: BASE_URL, max: 1 });
-  try {
-    await pool.query(sql);
-  } finally {
-    await pool.end();
-  }
-}
-
-async function freshDatabase(): Promise<Pool> {
-  const name = `consumer_${randomBytes(5).toString('hex')}`;
-  await admin(`CREATE DATABASE "${name}"`);
-  const url = new URL(BASE_URL);
-  url.pathname = `/${name}`;
-  await migrate(url.toString(), () => {});
-  const pool = createPool({ connectionString: url.toString(), max: 3 });
-  cleanups.push(async () => {
-    await pool.end();
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  });
-  return pool;
+async function freshDatabase(): Promise<{ pool: Pool; projector: BlockProjector }> {
+  const { pool, projector, drop } = await migratedDatabase(3);
+  cleanups.push(drop);
+  return { pool, projector };
 }
 
 async function until(what: string, check: () => Promise<boolean>, ms = 60_000) {
@@ -95,7 +78,7 @@ async function until(what: string, check: () => Promise<boolean>, ms = 60_000) {
 
 describe('createBlockConsumer', () => {
   it('goes back to the first uncommitted offset when a transaction fails: every block once, offsets to the end', async () => {
-    const pool = await freshDatabase();
+    const { pool, projector } = await freshDatabase();
     // The third statement that inserts blocks fails (a sequence is not rolled back with it).
     await pool.query(`
       CREATE SEQUENCE block_inserts;
@@ -130,11 +113,7 @@ describe('createBlockConsumer', () => {
       kafka,
       topic,
       groupId,
-      projector: createBlockProjector({
-        pool,
-        logger: createLogger('consumer-test', 'silent'),
-        metrics: createMetrics('consumer-test'),
-      }),
+      projector,
       logger: createLogger('consumer-test', 'silent'),
       maxBytesPerPartition: 6 * 1024,
       maxTransactionBytes: 1, // one block per transaction

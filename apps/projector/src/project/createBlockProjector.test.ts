@@ -1,13 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { type Pool, createPool, migrate } from '@tributary/db';
-import { createLogger, createMetrics } from '@tributary/runtime';
+import type { Pool } from '@tributary/db';
 import type { BlockEvent, FullBlockEvent } from '@tributary/schema';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBlockProjector } from './createBlockProjector.ts';
+import { migratedDatabase } from '../testing/migratedDatabase.ts';
 
 // Blocks seen for the first time are COPYed straight into the indexed tables; blocks already there
 // go through staging + ON CONFLICT. Whatever the mix, the tables must end up identical.
-const BASE_URL = process.env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:55432/tributary';
 const h = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
 const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as `0x${string}`;
 const ZERO = a(0);
@@ -82,36 +79,14 @@ const chain: BlockEvent[] = [
   { ...block(3, [[bob, ZERO, 10n]]), type: 'confirmed' },
 ];
 
-const pools: { pool: Pool; name: string }[] = [];
+const drops: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const { pool, name } of pools.splice(0)) {
-    await pool.end();
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  }
+  for (const drop of drops.splice(0)) await drop();
 });
 
-async function admin(sql: string) {
-  const pool = createPool({ connectionString: BASE_URL, max: 1 });
-  try {
-    await pool.query(sql);
-  } finally {
-    await pool.end();
-  }
-}
-
 async function freshDatabase(poolSize = 2) {
-  const name = `projector_${randomBytes(5).toString('hex')}`;
-  await admin(`CREATE DATABASE "${name}"`);
-  const url = new URL(BASE_URL);
-  url.pathname = `/${name}`;
-  await migrate(url.toString(), () => {});
-  const pool = createPool({ connectionString: url.toString(), max: poolSize });
-  pools.push({ pool, name });
-  const projector = createBlockProjector({
-    pool,
-    logger: createLogger('projector-test', 'silent'),
-    metrics: createMetrics('projector-test'),
-  });
+  const { pool, projector, drop } = await migratedDatabase(poolSize);
+  drops.push(drop);
   return { pool, projector };
 }
 
