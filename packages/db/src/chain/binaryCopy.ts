@@ -119,13 +119,8 @@ export class BinaryCopyWriter {
 
   /** bytea from 0x-prefixed (or bare) hex of even length; the caller has validated it. */
   hex(hex: string): this {
-    const start = hex.charCodeAt(1) === 120 /* x */ ? 2 : 0;
-    const bytes = (hex.length - start) >>> 1;
-    this.room(4 + bytes);
-    this.buf.writeInt32BE(bytes, this.pos);
-    const written = this.buf.write(start === 0 ? hex : hex.slice(2), this.pos + 4, bytes, 'hex');
-    if (written !== bytes) throw new TypeError(`not hex: ${hex.slice(0, 80)}`);
-    this.pos += 4 + bytes;
+    this.room(4 + hexBytes(hex));
+    this.pos = writeHexField(this.buf, this.pos, hex);
     return this;
   }
 
@@ -231,17 +226,26 @@ export class LastHexField {
   field: Buffer = Buffer.alloc(0);
 
   set(hex: string): void {
-    const start = hex.charCodeAt(1) === 120 /* x */ ? 2 : 0;
-    const bytes = (hex.length - start) >>> 1;
-    if (this.field.length !== 4 + bytes) this.field = Buffer.allocUnsafe(4 + bytes);
-    this.field.writeInt32BE(bytes, 0);
-    const written = this.field.write(start === 0 ? hex : hex.slice(2), 4, bytes, 'hex');
-    if (written !== bytes) {
-      this.hex = '';
-      throw new TypeError(`not hex: ${hex.slice(0, 80)}`);
-    }
+    const size = 4 + hexBytes(hex);
+    if (this.field.length !== size) this.field = Buffer.allocUnsafe(size);
+    this.hex = '';
+    writeHexField(this.field, 0, hex);
     this.hex = hex;
   }
+}
+
+/** Bytes of a 0x-prefixed (or bare) hex string of even length. */
+function hexBytes(hex: string): number {
+  return (hex.length - (hex.charCodeAt(1) === 120 /* x */ ? 2 : 0)) >>> 1;
+}
+
+/** A bytea field (length, then the bytes of `hex`) at `at` in `buf`, which has room; returns the end. */
+function writeHexField(buf: Buffer, at: number, hex: string): number {
+  const bytes = hexBytes(hex);
+  buf.writeInt32BE(bytes, at);
+  const written = buf.write(hex.charCodeAt(1) === 120 ? hex.slice(2) : hex, at + 4, bytes, 'hex');
+  if (written !== bytes) throw new TypeError(`not hex: ${hex.slice(0, 80)}`);
+  return at + 4 + bytes;
 }
 
 /** Encodes a few fields once, for rows that repeat them (`raw`). */
