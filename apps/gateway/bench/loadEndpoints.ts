@@ -136,6 +136,9 @@ async function runPhase(
     // the target, and the five slowest seconds.
     secondsOverTargetP99: r.perSecond.filter((s) => s.p99 > phase.targetP99Ms).length,
     slowestSeconds: [...r.perSecond].sort((a, b) => b.p99 - a.p99).slice(0, 5),
+    // The load generator shares the cores: how late it sent a request at worst (its own stall,
+    // counted in every latency above). Each slow second carries its own figure (sendLateMax).
+    generatorSendLateMaxMs: Math.max(0, ...r.perSecond.map((s) => s.sendLateMax)),
     maxConnections: CONNECTIONS,
     maxInFlight: r.maxInFlight,
     cursorPages: mix.pagesRequested,
@@ -165,6 +168,7 @@ function printTable(rows: Awaited<ReturnType<typeof runPhase>>[]) {
     'non-2xx',
     'gw cores',
     'pg cores',
+    'gen late max',
     'load 1m',
   ];
   const lines = rows.map((r) => [
@@ -179,6 +183,7 @@ function printTable(rows: Awaited<ReturnType<typeof runPhase>>[]) {
     String(r.non2xx + r.errors),
     String(r.cpu.gatewayCores),
     String(r.cpu.postgresCores),
+    `${r.generatorSendLateMaxMs} ms`,
     `${r.loadAverage1m.before} -> ${r.loadAverage1m.after}`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));

@@ -38,16 +38,24 @@ export interface SecondStats {
   p50: number;
   p99: number;
   max: number;
+  /**
+   * The most any request of the second was sent after it was due, in ms: the generator's own stall
+   * (its event loop held up, e.g. starved of CPU on cores it shares with the service). A slow second
+   * with a small figure here was slow in the service.
+   */
+  sendLateMax: number;
 }
 
-/** Latencies grouped by the second their requests were due in. */
-function bySecond(timeline: readonly (readonly [number, number])[]): SecondStats[] {
+/** Latencies (and how late each request was sent) grouped by the second their requests were due in. */
+function bySecond(timeline: readonly (readonly [number, number, number])[]): SecondStats[] {
   const seconds: number[][] = [];
-  for (const [at, ms] of timeline) {
+  const late: number[] = [];
+  for (const [at, ms, sentLate] of timeline) {
     const second = Math.floor(at / 1000);
     const bucket = seconds[second] ?? [];
     bucket.push(ms);
     seconds[second] = bucket;
+    late[second] = Math.max(late[second] ?? 0, sentLate);
   }
   return Array.from(seconds, (ms = [], second) => {
     ms.sort((a, b) => a - b);
@@ -58,6 +66,7 @@ function bySecond(timeline: readonly (readonly [number, number])[]): SecondStats
       p50: r(percentile(ms, 50)),
       p99: r(percentile(ms, 99)),
       max: r(percentile(ms, 100)),
+      sendLateMax: r(late[second] ?? 0),
     };
   });
 }
@@ -150,7 +159,7 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   const total = Math.round(o.rate * o.seconds);
   const intervalMs = 1000 / o.rate;
   const latencies: number[] = [];
-  const timeline: [number, number][] = [];
+  const timeline: [number, number, number][] = [];
   const statusCounts: Record<string, number> = {};
   let errors = 0;
   let bytes = 0;
@@ -184,6 +193,7 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
       });
     };
     const fire = async (dueAt: number) => {
+      const sentLate = performance.now() - dueAt;
       const path = o.nextPath();
       inFlight++;
       if (inFlight > maxInFlight) maxInFlight = inFlight;
@@ -193,7 +203,7 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
         if (finished) return;
         const ms = performance.now() - dueAt;
         latencies.push(ms);
-        timeline.push([dueAt - start, ms]);
+        timeline.push([dueAt - start, ms, sentLate]);
         statusCounts[status] = (statusCounts[status] ?? 0) + 1;
         bytes += response.bytes;
         o.onResponse?.(path, status, body);
