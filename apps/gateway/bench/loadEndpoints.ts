@@ -10,6 +10,12 @@
 // e.g. "-c jit=on", given in DATABASE_URL's `options` after the gateway's own settings, so they
 // win), BENCH_PROFILE_SAMPLES (300; per-query service times after the load, 0 skips),
 // BENCH_RESULTS (output path).
+// The load generator runs in this process, started (package.json) with --initial-old-space-size=512:
+// with V8's default sizing its old generation's limit sat just above its ~18 MB of live data, and
+// the objects each second of requests leaves behind brought a full mark-compact every ~0.3 s
+// (74-97 per 45 s run, up to 28-30 ms each). Requests due during such a pause went out late and
+// their latency counted against the gateway (see sendLateMax). The gateways are separate
+// processes and run with their own settings.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
