@@ -40,8 +40,8 @@ export interface SecondStats {
   max: number;
   /**
    * The most any request of the second was sent after it was due, in ms: the generator's own stall
-   * (its event loop held up, e.g. starved of CPU on cores it shares with the service). A slow second
-   * with a small figure here was slow in the service.
+   * (its event loop held up by its garbage collector, or short of CPU on the cores it shares with
+   * the service). A slow second with a small figure here was slow in the service.
    */
   sendLateMax: number;
 }
