@@ -4,3 +4,10 @@ export { type Codec, DecodeError, blockEventCodec, jsonCodec } from './codec.ts'
 export { type Compression, createIdempotentProducer, sendInOrder } from './createIdempotentProducer.ts';
 export { type BatchConsumer, type DecodedMessage, createBatchConsumer } from './createBatchConsumer.ts';
 export { type GroupConsumer, createGroupConsumer } from './createGroupConsumer.ts';
+export {
+  DEAD_LETTER_TOPIC,
+  type DeadLetter,
+  type DeadLetters,
+  createDeadLetters,
+} from './createDeadLetters.ts';
+export { createLagProbe } from './createLagProbe.ts';

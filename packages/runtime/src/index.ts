@@ -6,3 +6,4 @@ export { startOpsServer, type OpsServer } from './startOpsServer.ts';
 export { createShutdown, type Phase, type Shutdown } from './createShutdown.ts';
 export { sleep } from './sleep.ts';
 export { bootService, serveOps, type Service } from './bootService.ts';
+export { createProgressWatchdog, type ProgressWatchdog } from './createProgressWatchdog.ts';

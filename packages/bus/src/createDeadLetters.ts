@@ -1,0 +1,58 @@
+import type { Producer } from 'kafkajs';
+
+/** Where every consumer puts the messages it cannot process (bad JSON, schema failures). */
+export const DEAD_LETTER_TOPIC = 'tributary.dead-letters.v1';
+
+export interface DeadLetter {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: Buffer | null;
+  value: Buffer | null;
+  reason: string;
+}
+
+export interface DeadLetters {
+  /**
+   * Stores one poison message on the dead-letter topic with its origin and the reason in
+   * headers; resolves once the broker has it, so the caller may then commit past it. A failure
+   * throws: the caller retries, and never skips the message.
+   */
+  send(letter: DeadLetter): Promise<void>;
+}
+
+/**
+ * The one dead-letter policy of every consumer: the original bytes unchanged, the origin (topic,
+ * partition, offset, consumer group) and the reason as headers, a count for the metrics.
+ */
+export function createDeadLetters(opts: {
+  producer: Producer;
+  topicPrefix: string;
+  consumer: string;
+  onDeadLetter?: (letter: DeadLetter) => void;
+}): DeadLetters {
+  const topic = `${opts.topicPrefix}${DEAD_LETTER_TOPIC}`;
+  return {
+    async send(letter) {
+      await opts.producer.send({
+        topic,
+        acks: -1,
+        messages: [
+          {
+            key: letter.key,
+            value: letter.value,
+            headers: {
+              'x-source-topic': letter.topic,
+              'x-source-partition': String(letter.partition),
+              'x-source-offset': letter.offset,
+              'x-consumer': opts.consumer,
+              'x-reason': letter.reason.slice(0, 2_000),
+              'x-dead-at': new Date().toISOString(),
+            },
+          },
+        ],
+      });
+      opts.onDeadLetter?.(letter);
+    },
+  };
+}
