@@ -15,7 +15,13 @@ function setup(backlog: () => Promise<number>) {
     onStalled: (reason) => exits.push(reason),
     now: () => t,
   });
-  return { dog, exits, advance: (ms: number) => (t += ms) };
+  return {
+    dog,
+    exits,
+    advance: (ms: number) => {
+      t += ms;
+    },
+  };
 }
 
 describe('createProgressWatchdog', () => {
