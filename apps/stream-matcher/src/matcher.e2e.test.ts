@@ -469,7 +469,7 @@ describe('stream-matcher + webhook-sender', () => {
     // Re-activation (what POST /streams/evm/{id}/status {status:"active"} does).
     answers.set('failing', [200]);
     await setStreamStatus(pool, accountId, id, 'active', 'Stream is active');
-    const held = await releaseHeldDeliveries(pool, id);
+    const held = await releaseHeldDeliveries(pool, id, '_resume_test');
     expect(held.length).toBeGreaterThanOrEqual(1);
     for (const d of held) await enqueueDelivery(queue, d, `${d}_resume_test`);
     await waitFor(

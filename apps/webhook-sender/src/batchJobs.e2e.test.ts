@@ -3,13 +3,14 @@ import { type IncomingHttpHeaders, type Server, type ServerResponse, createServe
 import type { AddressInfo } from 'node:net';
 import { type Pool, createPool } from '@tributary/db';
 import { createTestDatabase, type TestDatabase, uniqueName } from '@tributary/testkit';
-import { enqueueDeliveries, signWebhook } from '@tributary/webhooks';
+import { signWebhook } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   closeTestServers,
   exitOf,
   insertTestAccount,
+  enqueueTestDeliveries,
   insertTestDelivery,
   insertTestStream,
   openDeliveryQueue,
@@ -111,7 +112,8 @@ describe('batch jobs', () => {
     const okIds = [await delivery(ok), await delivery(ok), await delivery(ok)];
     const flakyId = await delivery(flaky);
     const ids = [...okIds, flakyId];
-    await enqueueDeliveries(
+    await enqueueTestDeliveries(
+      pool,
       queue,
       ids.map((id) => ({ deliveryId: id, jobId: `job_${id}` })),
     );
@@ -148,7 +150,8 @@ describe('batch jobs', () => {
     const fastIds = [await delivery(fast), await delivery(fast)];
     const slowId = await delivery(slow);
     const ids = [...fastIds, slowId];
-    await enqueueDeliveries(
+    await enqueueTestDeliveries(
+      pool,
       queue,
       ids.map((id) => ({ deliveryId: id, jobId: `job_${id}` })),
     );

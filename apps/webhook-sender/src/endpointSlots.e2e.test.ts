@@ -3,12 +3,12 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Pool, createPool } from '@tributary/db';
 import { createTestDatabase, type TestDatabase, uniqueName } from '@tributary/testkit';
-import { enqueueDelivery } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   closeTestServers,
   insertTestAccount,
+  enqueueTestDeliveries,
   insertTestDelivery,
   insertTestStream,
   openDeliveryQueue,
@@ -69,7 +69,7 @@ describe('one endpoint that never answers', () => {
     let n = 0;
     const deliver = async (streamId: string) => {
       const id = await insertTestDelivery(pool, streamId, ++n);
-      await enqueueDelivery(queue, id, id);
+      await enqueueTestDeliveries(pool, queue, [{ deliveryId: id, jobId: id }]);
     };
     for (let i = 0; i < 3; i++) await deliver(hang);
     for (let i = 0; i < 6; i++) await deliver(ok);

@@ -59,6 +59,13 @@ export const envSchema = z.object({
   /** A stream in error for this long becomes terminated. */
   TERMINATE_AFTER_MS: envInt(3 * DAY, 0),
   TERMINATE_SWEEP_MS: envInt(60_000, 100),
+  /**
+   * The outbox relay: how often every pending delivery is checked for its job in Redis (a job
+   * lost with Redis is enqueued again within about this long), and how long after its job was
+   * named a delivery is left to its writer's own enqueue.
+   */
+  RELAY_INTERVAL_MS: envInt(2_000, 100),
+  RELAY_GRACE_MS: envInt(5_000, 0),
   ...webhookUrlEnv,
 });
 export type Env = z.infer<typeof envSchema>;

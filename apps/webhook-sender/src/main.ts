@@ -1,11 +1,15 @@
 import { createKafka } from '@tributary/bus';
 import { createPool } from '@tributary/db';
-import { bootService, serveOps } from '@tributary/runtime';
+import { Counter, bootService, serveOps } from '@tributary/runtime';
+import { WEBHOOK_QUEUE } from '@tributary/webhooks';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { Partitioners } from 'kafkajs';
 import { createDeliveryWorker } from './deliver/createDeliveryWorker.ts';
 import { createStatusPublisher } from './deliver/createStatusPublisher.ts';
 import { loadEnv } from './env.ts';
 import { startTerminationSweep } from './health/startTerminationSweep.ts';
+import { createOutboxRelay } from './relay/createOutboxRelay.ts';
 
 // Composition root: the only place that reads the environment and builds clients.
 const env = loadEnv();
@@ -14,7 +18,7 @@ const service = bootService({
   logLevel: env.LOG_LEVEL,
   shutdownDeadlineMs: env.SHUTDOWN_DEADLINE_MS,
 });
-const { logger, health, shutdown } = service;
+const { logger, metrics, health, shutdown } = service;
 const pool = createPool({
   connectionString: env.DATABASE_URL,
   max: env.DATABASE_POOL_SIZE,
@@ -54,6 +58,32 @@ const stopSweep = startTerminationSweep({
   everyMs: env.TERMINATE_SWEEP_MS,
   onTerminated: publishStatus,
 });
+// The relay's own queue client fails fast while Redis is down (no offline queue): a pass fails
+// and the next one, after Redis is back, finds every job that went missing with it.
+const relayQueue = new Queue(WEBHOOK_QUEUE, {
+  connection: { url: env.REDIS_URL, maxRetriesPerRequest: 1, enableOfflineQueue: false },
+  prefix: env.WEBHOOK_QUEUE_PREFIX,
+});
+relayQueue.on('error', () => undefined); // counted by the relay's outage log
+const requeued = new Counter({
+  name: 'tributary_relay_requeued_total',
+  help: 'Pending deliveries whose BullMQ job was missing (Redis lost it) and that the relay enqueued again',
+  registers: [metrics],
+});
+const relay = createOutboxRelay({
+  pool,
+  queue: relayQueue,
+  logger,
+  intervalMs: env.RELAY_INTERVAL_MS,
+  graceMs: env.RELAY_GRACE_MS,
+  onRequeued: (n) => requeued.inc(n),
+});
+health.addCheck('redis', async () => {
+  await ((await relayQueue.client) as unknown as Redis).ping();
+});
+health.addCheck('relay', () => {
+  if (!relay.healthy()) throw new Error('the outbox relay could not complete its last pass');
+});
 health.addCheck('worker', () => {
   if (!worker.isRunning()) throw new Error('worker not running');
 });
@@ -65,8 +95,10 @@ await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 // worker.close() waits for in-flight attempts; the shutdown deadline bounds it.
 shutdown.register('worker', 'intake', async () => {
   stopSweep();
+  await relay.stop();
   await worker.close();
 });
+shutdown.register('relay-queue', 'close', () => relayQueue.close());
 shutdown.register('kafka-producer', 'close', () => producer.disconnect());
 shutdown.register('postgres', 'close', () => pool.end());
 logger.info({ concurrency: env.SENDER_CONCURRENCY, retryScheduleMs: env.RETRY_SCHEDULE_MS }, 'ready');

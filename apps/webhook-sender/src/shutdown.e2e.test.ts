@@ -3,13 +3,13 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Pool, createPool } from '@tributary/db';
 import { createTestDatabase, type TestDatabase, uniqueName } from '@tributary/testkit';
-import { enqueueDelivery } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   closeTestServers,
   exitOf,
   insertTestAccount,
+  enqueueTestDeliveries,
   insertTestDelivery,
   insertTestStream,
   openDeliveryQueue,
@@ -70,7 +70,7 @@ describe('webhook-sender shutdown', () => {
     for (const n of [1, 2, 3]) {
       const id = await insertTestDelivery(pool, streamId, n);
       ids.push(id);
-      await enqueueDelivery(queue, id, `${streamId}_${n}`);
+      await enqueueTestDeliveries(pool, queue, [{ deliveryId: id, jobId: `${streamId}_${n}` }]);
     }
     const statuses = async () =>
       (

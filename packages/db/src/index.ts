@@ -64,6 +64,7 @@ export {
   type DeliveryToSend,
   type HistoryItem,
   type NewDelivery,
+  type StoredDelivery,
   countQueuedDeliveries,
   deliveryStats,
   getDeliveriesToSend,
@@ -77,6 +78,12 @@ export {
   releaseHeldDeliveries,
   setDeliveryStatus,
 } from './streams/deliveries.ts';
+export {
+  type PendingJob,
+  listPendingJobs,
+  renameDeliveryJobs,
+  setDeliveryJobs,
+} from './streams/deliveryJobs.ts';
 export { getWebhookSecret, setWebhookSecret } from './streams/accountSecret.ts';
 export type {
   AddressKindRow,

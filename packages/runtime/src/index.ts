@@ -7,3 +7,4 @@ export { createShutdown, type Phase, type Shutdown } from './createShutdown.ts';
 export { sleep } from './sleep.ts';
 export { bootService, serveOps, type Service } from './bootService.ts';
 export { createProgressWatchdog, type ProgressWatchdog } from './createProgressWatchdog.ts';
+export { createOutageLog, type OutageLog } from './createOutageLog.ts';

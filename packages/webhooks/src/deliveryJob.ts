@@ -81,6 +81,59 @@ export async function enqueueDelivery(queue: Queue, deliveryId: string, jobId: s
 }
 
 /**
+ * The job of each delivery of one block event, in order: `singleJobIds` are the ids the
+ * deliveries' jobs have alone; every `batchSize` of them share one batch job (a lone one keeps
+ * its own id). Decided before the delivery rows are written, so each row names its job.
+ */
+export function assignDeliveryJobs(
+  singleJobIds: readonly string[],
+  batchSize = DELIVERY_BATCH_SIZE,
+): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < singleJobIds.length; at += batchSize) {
+    const chunk = singleJobIds.slice(at, at + batchSize);
+    const id = chunk.length === 1 ? (chunk[0] as string) : deliveryBatchJobId(chunk);
+    for (let i = 0; i < chunk.length; i++) out.push(id);
+  }
+  return out;
+}
+
+const isBatchJobId = (jobId: string) => jobId.startsWith('batch_');
+
+/**
+ * Deliveries under the jobs their rows name, in one Redis round trip (pipelined): the members
+ * of a batch job id as one batch job, any other as a plain `deliveryJob`. BullMQ adds a job id
+ * that exists once, so a replay enqueues nothing twice.
+ */
+export async function enqueueAssignedDeliveries(
+  queue: Queue,
+  items: readonly { deliveryId: string; jobId: string }[],
+): Promise<void> {
+  if (items.length === 0) return;
+  const members = new Map<string, string[]>();
+  for (const { deliveryId, jobId } of items) {
+    const list = members.get(jobId);
+    if (list) list.push(deliveryId);
+    else members.set(jobId, [deliveryId]);
+  }
+  const jobs = [...members].map(([jobId, deliveryIds]) => {
+    const [only] = deliveryIds;
+    if (!isBatchJobId(jobId) && deliveryIds.length === 1 && only)
+      return {
+        name: 'deliver',
+        data: { v: 1, deliveryId: only } satisfies DeliveryJob,
+        opts: jobOptions(jobId),
+      };
+    return {
+      name: 'deliver-batch',
+      data: { v: 2, deliveryIds } satisfies DeliveryBatchJob,
+      opts: jobOptions(jobId),
+    };
+  });
+  await queue.addBulk(jobs);
+}
+
+/**
  * Many deliveries in one Redis round trip (pipelined), `batchSize` to a job: `jobId` is the id
  * the delivery's job has when it is alone (a lone delivery is a plain `deliveryJob`).
  */
@@ -89,26 +142,14 @@ export async function enqueueDeliveries(
   items: readonly { deliveryId: string; jobId: string }[],
   batchSize = DELIVERY_BATCH_SIZE,
 ): Promise<void> {
-  if (items.length === 0) return;
-  const jobs = [];
-  for (let at = 0; at < items.length; at += batchSize) {
-    const chunk = items.slice(at, at + batchSize);
-    const [only] = chunk;
-    if (chunk.length === 1 && only) {
-      jobs.push({
-        name: 'deliver',
-        data: { v: 1, deliveryId: only.deliveryId } satisfies DeliveryJob,
-        opts: jobOptions(only.jobId),
-      });
-      continue;
-    }
-    jobs.push({
-      name: 'deliver-batch',
-      data: { v: 2, deliveryIds: chunk.map((i) => i.deliveryId) } satisfies DeliveryBatchJob,
-      opts: jobOptions(deliveryBatchJobId(chunk.map((i) => i.jobId))),
-    });
-  }
-  await queue.addBulk(jobs);
+  const assigned = assignDeliveryJobs(
+    items.map((i) => i.jobId),
+    batchSize,
+  );
+  await enqueueAssignedDeliveries(
+    queue,
+    items.map((i, n) => ({ deliveryId: i.deliveryId, jobId: assigned[n] as string })),
+  );
 }
 
 /** Members of a batch job that go on alone, each as a `deliveryJob` (one pipelined round trip). */

@@ -21,6 +21,8 @@ export {
   type DeliveryOutcome,
   WEBHOOK_QUEUE,
   type WebhookJob,
+  assignDeliveryJobs,
+  enqueueAssignedDeliveries,
   deliveryBatchJob,
   deliveryBatchJobId,
   deliveryJob,

@@ -69,9 +69,10 @@ export function addHistoryRoutes(router: Router, deps: StreamRouteDeps): void {
     const streamId = streamIdParam(req.params['streamId']);
     const id = req.params['id'] ?? '';
     if (!/^[0-9a-f-]{36}$/i.test(id)) throw new NotFoundError('Delivery not found');
-    const item = await prepareReplay(deps.pool, account.id, streamId, id.toLowerCase());
+    const jobId = `${id.toLowerCase()}_replay_${Date.now()}`;
+    const item = await prepareReplay(deps.pool, account.id, streamId, id.toLowerCase(), jobId);
     if (!item) throw new NotFoundError('Delivery not found');
-    await enqueueDelivery(deps.deliveryQueue, item.id, `${item.id}_replay_${Date.now()}`);
+    await enqueueDelivery(deps.deliveryQueue, item.id, jobId);
     sendJson(res, 200, formatHistory(item, true));
   });
 

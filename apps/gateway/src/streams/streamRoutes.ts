@@ -131,9 +131,10 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     if (!row) throw new NotFoundError('Stream not found');
     await deps.publishChange(change(id, 'upsert'));
     if (status === 'active') {
-      const stamp = Date.now();
-      for (const deliveryId of await releaseHeldDeliveries(deps.pool, id)) {
-        await enqueueDelivery(deps.deliveryQueue, deliveryId, `${deliveryId}_resume_${stamp}`);
+      // Each released row names its job first: should this enqueue not happen, the relay does it.
+      const suffix = `_resume_${Date.now()}`;
+      for (const deliveryId of await releaseHeldDeliveries(deps.pool, id, suffix)) {
+        await enqueueDelivery(deps.deliveryQueue, deliveryId, `${deliveryId}${suffix}`);
       }
     }
     sendJson(res, 200, formatStream(row));

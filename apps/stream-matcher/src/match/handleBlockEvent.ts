@@ -2,13 +2,19 @@ import { randomUUID } from 'node:crypto';
 import {
   type NewDelivery,
   type Pool,
+  type StoredDelivery,
   findStreamTokens,
   insertDeliveries,
   insertDelivery,
 } from '@tributary/db';
 import type { BlockEvent } from '@tributary/schema';
 import { type TokenInfo, enrichMatch, isAfterStreamStart } from '@tributary/stream-rules';
-import { deliveryJobId, enqueueDeliveries, serializeWebhook } from '@tributary/webhooks';
+import {
+  assignDeliveryJobs,
+  deliveryJobId,
+  enqueueAssignedDeliveries,
+  serializeWebhook,
+} from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { StreamStore } from '../load/createStreamStore.ts';
@@ -22,14 +28,21 @@ export interface BlockHandlerDeps {
   readers: BlockReaders;
   /** How long token metadata and spam flags are trusted before they are read again. */
   tokenCacheMs?: number;
+  /** How long the fast-path enqueue may take before the relay is left to do it. */
+  enqueueTimeoutMs?: number;
+  /** Told whether the fast-path enqueue worked (an outage is logged once, not per block). */
+  onEnqueue?: (err: unknown) => void;
 }
 
 /**
  * One block event: match it against the stream index, complete the matched bodies with trigger
  * results and native balances (calls at that block, batched and de-duplicated across streams),
- * store each delivery (held when the stream is in error) and enqueue it with a deterministic job
- * id. Idempotent: a replayed event finds its delivery rows and enqueues only those still pending
- * (BullMQ drops duplicate ids).
+ * store each delivery (held when the stream is in error) naming its job (a deterministic id), and
+ * enqueue it. PostgreSQL is the outbox: once the rows are committed the block is done, and the
+ * enqueue is only the fast path. When Redis does not take it (down, restarting), the sender's
+ * relay enqueues the pending rows whose job is missing. Idempotent: a replayed event finds its
+ * delivery rows and enqueues only those still pending, under the jobs their rows name (BullMQ
+ * drops duplicate ids).
  */
 export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) => Promise<number> {
   const ttl = deps.tokenCacheMs ?? 60_000;
@@ -45,6 +58,28 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
     if (missing.length === 0) return;
     const found = await findStreamTokens(deps.pool, chainId, missing);
     for (const a of missing) tokenCache.set(`${chainId}:${a}`, { info: found.get(a), at: now });
+  }
+
+  const timeoutMs = deps.enqueueTimeoutMs ?? 2_000;
+  /** The fast path: resolves with the jobs handed to Redis, 0 when the relay is left to do it. */
+  async function enqueueFast(jobs: { deliveryId: string; jobId: string }[]): Promise<number> {
+    if (jobs.length === 0) return 0;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        enqueueAssignedDeliveries(deps.queue, jobs),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`enqueue took over ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+      deps.onEnqueue?.(undefined);
+      return jobs.length;
+    } catch (err) {
+      deps.onEnqueue?.(err);
+      return 0;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   return async (event) => {
@@ -67,7 +102,10 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
     );
 
     const confirmed = event.type === 'confirmed';
-    const rows: NewDelivery[] = matches.map(({ stream, match }) => ({
+    const jobIds = assignDeliveryJobs(
+      matches.map(({ stream }) => deliveryJobId(stream.id, event.chainId, event.block.hash, confirmed)),
+    );
+    const rows: NewDelivery[] = matches.map(({ stream, match }, i) => ({
       id: randomUUID(),
       streamId: stream.id,
       chainId: event.chainId,
@@ -78,11 +116,12 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
       status: stream.status === 'error' ? 'held' : 'pending',
       logsCount: match.logsCount,
       txsCount: match.txsCount,
+      jobId: jobIds[i] as string,
     }));
     const stored = await insertDeliveries(deps.pool, rows).catch(async (err: { code?: string }) => {
       // A stream was deleted while this block was evaluated: store the others one by one.
       if (err.code !== '23503') throw err;
-      const out = new Map<string, { id: string; status: string }>();
+      const out = new Map<string, StoredDelivery>();
       for (const row of rows) {
         const one = await insertDelivery(deps.pool, row).catch((e: { code?: string }) => {
           if (e.code === '23503') return undefined;
@@ -93,16 +132,12 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
       return out;
     });
     const jobs: { deliveryId: string; jobId: string }[] = [];
-    for (const { stream } of matches) {
+    for (const [i, { stream }] of matches.entries()) {
       const delivery = stored.get(stream.id);
       if (!delivery || delivery.status !== 'pending') continue;
-      jobs.push({
-        deliveryId: delivery.id,
-        jobId: deliveryJobId(stream.id, event.chainId, event.block.hash, confirmed),
-      });
+      jobs.push({ deliveryId: delivery.id, jobId: delivery.jobId ?? (jobIds[i] as string) });
     }
-    await enqueueDeliveries(deps.queue, jobs);
-    const enqueued = jobs.length;
+    const enqueued = await enqueueFast(jobs);
     deps.logger.debug(
       { block: event.block.number, hash: event.block.hash, confirmed, matched: matches.length, enqueued },
       'deliveries enqueued',

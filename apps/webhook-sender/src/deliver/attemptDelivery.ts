@@ -80,7 +80,7 @@ export function createDeliveryStore(
 /**
  * One attempt of one delivery. The body is the stored one with `retries` set to the attempt
  * number (so each retry is signed anew); `webhook-id` is the delivery id on every attempt.
- * `inBatch`: the attempt is one member of a batch job, which ends only when every member has its
+ * `jobId`: the job making the attempt (only the job the row names may). `inBatch`: the attempt is one member of a batch job, which ends only when every member has its
  * outcome, so a member whose endpoint is known to be slow is handed off to a job of its own
  * instead of holding the batch up to the timeout.
  */
@@ -89,10 +89,15 @@ export async function attemptDelivery(
   deliveryId: string,
   attemptsMade: number,
   inBatch = false,
+  jobId?: string,
 ): Promise<DeliveryOutcome> {
   const d = await deps.store.load(deliveryId);
   if (!d) return { outcome: 'dropped', reason: 'delivery or stream deleted' };
   if (d.status !== 'pending') return { outcome: 'dropped', reason: `delivery is ${d.status}` };
+  // One job owns a delivery at a time (the one its row names): a batch run again after its
+  // members went on alone, or a job the relay replaced, does not send it a second time.
+  if (jobId !== undefined && d.jobId !== null && d.jobId !== jobId)
+    return { outcome: 'dropped', reason: `delivery belongs to job ${d.jobId}` };
   if (d.streamStatus === 'terminated') {
     await setDeliveryStatus(deps.pool, d.id, 'failed');
     return { outcome: 'dropped', reason: 'stream terminated' };

@@ -5,9 +5,14 @@ import {
   enqueueFollowUps,
   webhookJob,
 } from '@tributary/webhooks';
+import { setDeliveryJobs } from '@tributary/db';
+import { createOutageLog } from '@tributary/runtime';
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { type AttemptDeps, attemptDelivery, createDeliveryStore, slowEndpointMs } from './attemptDelivery.ts';
 import { createEndpointSlots } from './createEndpointSlots.ts';
+
+/** How long a job waits after an error of ours (not the receiver's): 1-3 s, jittered. */
+const infraRetryMs = () => 1_000 + Math.floor(Math.random() * 2_000);
 
 /** Thrown to make BullMQ schedule the next attempt through the custom backoff strategy. */
 class RetryLater extends Error {
@@ -69,7 +74,7 @@ export function createDeliveryWorker(
       throw new DelayedError();
     }
     const attemptsMade = (data.attemptsBefore ?? 0) + job.attemptsMade;
-    const result = await attemptDelivery(attemptDeps, data.deliveryId, attemptsMade);
+    const result = await attemptDelivery(attemptDeps, data.deliveryId, attemptsMade, false, job.id);
     switch (result.outcome) {
       case 'retry':
         throw new RetryLater(result.error);
@@ -126,9 +131,9 @@ export function createDeliveryWorker(
     }
   }
 
-  async function deliverBatch(deliveryIds: readonly string[]) {
+  async function deliverBatch(deliveryIds: readonly string[], jobId: string | undefined) {
     const settled = await Promise.allSettled(
-      deliveryIds.map((id) => attemptDelivery(attemptDeps, id, 0, true)),
+      deliveryIds.map((id) => attemptDelivery(attemptDeps, id, 0, true, jobId)),
     );
     const alone: FollowUp[] = [];
     const outcomes: Record<string, number> = {};
@@ -142,17 +147,38 @@ export function createDeliveryWorker(
       const next = followUpOf(deliveryIds[i] as string, s.value);
       if (next) alone.push(next);
     }
+    // Each row names its new job before the job exists: the relay never sees a member without one.
+    await setDeliveryJobs(
+      deps.pool,
+      alone.map((a) => ({ deliveryId: a.deliveryId, jobId: a.jobId })),
+    );
     await enqueueFollowUps(followUps, alone);
-    // The batch runs again (BullMQ's retry): its delivered members are skipped then.
+    // The batch runs again (postponed below): its members with an outcome are skipped then.
     if (firstError !== undefined) throw firstError;
     return outcomes;
   }
 
+  const outage = createOutageLog(deps.logger, 'delivery bookkeeping (PostgreSQL)');
   const worker = new Worker(
     WEBHOOK_QUEUE,
     async (job: Job, token?: string) => {
       const data = webhookJob.parse(job.data);
-      return data.v === 1 ? deliverOne(job, data, token) : deliverBatch(data.deliveryIds);
+      try {
+        const result = await (data.v === 1
+          ? deliverOne(job, data, token)
+          : deliverBatch(data.deliveryIds, job.id));
+        outage.ok();
+        return result;
+      } catch (err) {
+        if (err instanceof RetryLater || err instanceof DelayedError) throw err;
+        // Not the receiver's failure: the delivery could not be read or its outcome not recorded
+        // (PostgreSQL restarting). Tried again shortly, without using up an attempt of the
+        // receiver's retry schedule. Should Redis be gone too, the job's lock expires and BullMQ's
+        // stalled check hands it out again.
+        outage.failed(err, { jobId: job.id });
+        await job.moveToDelayed(Date.now() + infraRetryMs(), token);
+        throw new DelayedError();
+      }
     },
     {
       connection,
@@ -170,7 +196,11 @@ export function createDeliveryWorker(
       },
     },
   );
-  worker.on('error', (err) => deps.logger.error({ err }, 'worker error'));
+  // BullMQ reports its Redis connection errors here, many per outage: logged once each outage.
+  const redisOutage = createOutageLog(deps.logger, 'redis (webhook queue)');
+  worker.on('error', (err) => redisOutage.failed(err));
+  worker.on('ready', () => redisOutage.ok());
+  worker.on('completed', () => redisOutage.ok());
   return {
     isRunning: () => worker.isRunning(),
     close: async () => {

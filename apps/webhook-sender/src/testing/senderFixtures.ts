@@ -4,9 +4,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Server } from 'node:http';
-import { type Pool, insertDelivery, insertStream } from '@tributary/db';
+import { type Pool, insertDelivery, insertStream, setDeliveryJobs } from '@tributary/db';
 import { type TestDatabase, getTestSettings } from '@tributary/testkit';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
+import { WEBHOOK_QUEUE, assignDeliveryJobs, enqueueAssignedDeliveries } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 
 /**
@@ -101,6 +101,26 @@ export async function insertTestDelivery(pool: Pool, streamId: string, blockNumb
     txsCount: 1,
   });
   return d.id;
+}
+
+/**
+ * Enqueues deliveries as the matcher does: `jobId` is each one's job id alone; they share batch
+ * jobs of `batchSize`, and each row names its job first (only that job may deliver it, and the
+ * sender's relay checks that job exists).
+ */
+export async function enqueueTestDeliveries(
+  pool: Pool,
+  queue: Queue,
+  items: readonly { deliveryId: string; jobId: string }[],
+  batchSize?: number,
+): Promise<void> {
+  const jobIds = assignDeliveryJobs(
+    items.map((i) => i.jobId),
+    batchSize,
+  );
+  const named = items.map((i, n) => ({ deliveryId: i.deliveryId, jobId: jobIds[n] as string }));
+  await setDeliveryJobs(pool, named);
+  await enqueueAssignedDeliveries(queue, named);
 }
 
 /** The webhook queue under a test's own prefix (what the matcher enqueues to). */

@@ -17,20 +17,22 @@ export interface NewDelivery {
   status: 'pending' | 'held';
   logsCount: number;
   txsCount: number;
+  /**
+   * The BullMQ job that is to deliver it (the relay re-enqueues a pending delivery whose job is
+   * gone; only that job may attempt it). Unnamed: any job may, and the relay names one.
+   */
+  jobId?: string;
 }
 
 /**
  * Inserts the delivery of one (stream, chain, block, confirmed), or finds the one already there
  * (a replayed block). Returns its id and status so the caller enqueues only pending ones.
  */
-export async function insertDelivery(
-  db: Db,
-  d: NewDelivery,
-): Promise<{ id: string; status: DeliveryStatus; created: boolean }> {
-  const ins = await db.query<{ id: string; status: DeliveryStatus }>(
-    `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-     ON CONFLICT (stream_id, chain_id, block_hash, confirmed) DO NOTHING RETURNING id, status`,
+export async function insertDelivery(db: Db, d: NewDelivery): Promise<StoredDelivery> {
+  const ins = await db.query<{ id: string; status: DeliveryStatus; job_id: string | null }>(
+    `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     ON CONFLICT (stream_id, chain_id, block_hash, confirmed) DO NOTHING RETURNING id, status, job_id`,
     [
       d.id,
       d.streamId,
@@ -42,14 +44,30 @@ export async function insertDelivery(
       d.status,
       d.logsCount,
       d.txsCount,
+      d.jobId ?? null,
     ],
   );
-  if (ins.rows[0]) return { ...ins.rows[0], created: true };
-  const { rows } = await db.query<{ id: string; status: DeliveryStatus }>(
-    'SELECT id, status FROM deliveries WHERE stream_id = $1 AND chain_id = $2 AND block_hash = $3 AND confirmed = $4',
+  const stored = (r: { id: string; status: DeliveryStatus; job_id: string | null }, created: boolean) => ({
+    id: r.id,
+    status: r.status,
+    created,
+    jobId: r.job_id ?? undefined,
+  });
+  if (ins.rows[0]) return stored(ins.rows[0], true);
+  const { rows } = await db.query<{ id: string; status: DeliveryStatus; job_id: string | null }>(
+    'SELECT id, status, job_id FROM deliveries WHERE stream_id = $1 AND chain_id = $2 AND block_hash = $3 AND confirmed = $4',
     [d.streamId, d.chainId, hexToBytes(d.blockHash), d.confirmed],
   );
-  return { ...rows[0]!, created: false };
+  return stored(rows[0]!, false);
+}
+
+/** A delivery row as the matcher finds it after its insert: new, or the one a replay left. */
+export interface StoredDelivery {
+  id: string;
+  status: DeliveryStatus;
+  created: boolean;
+  /** The job named in the row (undefined for rows from before jobs were named). */
+  jobId: string | undefined;
 }
 
 /**
@@ -59,26 +77,27 @@ export async function insertDelivery(
 export async function insertDeliveries(
   db: Db,
   list: readonly NewDelivery[],
-): Promise<Map<string, { id: string; status: DeliveryStatus; created: boolean }>> {
-  const out = new Map<string, { id: string; status: DeliveryStatus; created: boolean }>();
+): Promise<Map<string, StoredDelivery>> {
+  const out = new Map<string, StoredDelivery>();
   if (list.length === 0) return out;
   const { rows } = await db.query<{
     stream_id: string;
     id: string;
     status: DeliveryStatus;
+    job_id: string | null;
     created: boolean;
   }>(
     `WITH input AS (
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::bigint[], $5::bytea[], $6::boolean[],
-                            $7::text[], $8::text[], $9::int[], $10::int[])
-         AS t(id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count)),
+                            $7::text[], $8::text[], $9::int[], $10::int[], $11::text[])
+         AS t(id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id)),
      ins AS (
-       INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count)
+       INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id)
        SELECT * FROM input ON CONFLICT (stream_id, chain_id, block_hash, confirmed) DO NOTHING
-       RETURNING stream_id, id, status)
-     SELECT stream_id, id, status, true AS created FROM ins
+       RETURNING stream_id, id, status, job_id)
+     SELECT stream_id, id, status, job_id, true AS created FROM ins
      UNION ALL
-     SELECT d.stream_id, d.id, d.status, false FROM deliveries d JOIN input i
+     SELECT d.stream_id, d.id, d.status, d.job_id, false FROM deliveries d JOIN input i
        ON d.stream_id = i.stream_id AND d.chain_id = i.chain_id AND d.block_hash = i.block_hash AND d.confirmed = i.confirmed`,
     [
       list.map((d) => d.id),
@@ -91,9 +110,11 @@ export async function insertDeliveries(
       list.map((d) => d.status),
       list.map((d) => d.logsCount),
       list.map((d) => d.txsCount),
+      list.map((d) => d.jobId ?? null),
     ],
   );
-  for (const r of rows) out.set(r.stream_id, { id: r.id, status: r.status, created: r.created });
+  for (const r of rows)
+    out.set(r.stream_id, { id: r.id, status: r.status, created: r.created, jobId: r.job_id ?? undefined });
   return out;
 }
 
@@ -109,6 +130,8 @@ export interface DeliveryToSend {
   successRate: number;
   webhookUrl: string;
   secret: string;
+  /** The job named to deliver it (null: any). */
+  jobId: string | null;
 }
 
 export async function getDeliveryToSend(db: Db, id: string): Promise<DeliveryToSend | undefined> {
@@ -133,9 +156,10 @@ export async function getDeliveriesToSend(
     success_rate: number;
     webhook_url: string;
     secret: string;
+    job_id: string | null;
   }>({
-    name: 'deliveries-to-send-v2',
-    text: `SELECT d.id, d.stream_id, d.status, d.body, d.attempts, s.status AS stream_status, s.success_rate,
+    name: 'deliveries-to-send-v3',
+    text: `SELECT d.id, d.stream_id, d.status, d.body, d.attempts, d.job_id, s.status AS stream_status, s.success_rate,
                   s.config->>'webhookUrl' AS webhook_url, a.webhook_secret AS secret
              FROM deliveries d JOIN streams s ON s.id = d.stream_id JOIN accounts a ON a.id = s.account_id
             WHERE d.id = ANY($1::uuid[])`,
@@ -154,6 +178,7 @@ export async function getDeliveriesToSend(
         successRate: r.success_rate,
         webhookUrl: r.webhook_url,
         secret: r.secret,
+        jobId: r.job_id,
       },
     ]),
   );
@@ -237,26 +262,34 @@ export async function setDeliveryStatus(db: Db, id: string, status: DeliveryStat
   await db.query('UPDATE deliveries SET status = $2 WHERE id = $1', [id, status]);
 }
 
-/** Held deliveries of a stream become pending again (on re-activation); returns their ids to enqueue. */
-export async function releaseHeldDeliveries(db: Db, streamId: string): Promise<string[]> {
+/**
+ * Held deliveries of a stream become pending again (on re-activation), each named to the job
+ * `<delivery id><jobSuffix>`; returns their ids to enqueue under those job ids.
+ */
+export async function releaseHeldDeliveries(db: Db, streamId: string, jobSuffix: string): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
-    `UPDATE deliveries SET status = 'pending' WHERE stream_id = $1 AND status = 'held' RETURNING id`,
-    [streamId],
+    `UPDATE deliveries SET status = 'pending', job_id = id::text || $2, job_at = now()
+      WHERE stream_id = $1 AND status = 'held' RETURNING id`,
+    [streamId, jobSuffix],
   );
   return rows.map((r) => r.id);
 }
 
-/** Marks a delivery of an account's stream pending again for a replay; undefined when not found. */
+/**
+ * Marks a delivery of an account's stream pending again for a replay, to be delivered by the job
+ * `jobId`; undefined when not found.
+ */
 export async function prepareReplay(
   db: Db,
   accountId: string,
   streamId: string,
   deliveryId: string,
+  jobId: string,
 ): Promise<HistoryItem | undefined> {
   const { rows } = await db.query<{ id: string }>(
-    `UPDATE deliveries d SET status = 'pending' FROM streams s
+    `UPDATE deliveries d SET status = 'pending', job_id = $4, job_at = now() FROM streams s
       WHERE d.id = $3 AND d.stream_id = $2 AND s.id = d.stream_id AND s.account_id = $1 RETURNING d.id`,
-    [accountId, streamId, deliveryId],
+    [accountId, streamId, deliveryId, jobId],
   );
   if (!rows[0]) return undefined;
   const page = await listHistory(db, accountId, { limit: 1, deliveryId });
