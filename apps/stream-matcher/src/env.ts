@@ -43,6 +43,10 @@ export const envSchema = z.object({
   /** Consumer group of `evm.blocks.v1`: instances share the partitions. */
   MATCHER_GROUP_ID: z.string().min(1).default('stream-matcher'),
   ...webhookQueueEnv,
+  /** Blocks waiting and none evaluated for this long: not ready (the watchdog). */
+  WATCHDOG_STALL_MS: envInt(60_000, 1_000),
+  /** ...and for this long: the matcher exits, for its supervisor to start it afresh. */
+  WATCHDOG_EXIT_MS: envInt(180_000, 1_000),
 });
 export type Env = z.infer<typeof envSchema>;
 

@@ -1,5 +1,5 @@
 import { createPool } from '@tributary/db';
-import { bootService, serveOps } from '@tributary/runtime';
+import { Counter, bootService, serveOps } from '@tributary/runtime';
 import { createMatcher } from './consume/createMatcher.ts';
 import { loadEnv } from './env.ts';
 import { createBlockReaders } from './read/createBlockReaders.ts';
@@ -11,13 +11,25 @@ const service = bootService({
   logLevel: env.LOG_LEVEL,
   shutdownDeadlineMs: env.SHUTDOWN_DEADLINE_MS,
 });
-const { logger, health, shutdown } = service;
+const { logger, metrics, health, shutdown } = service;
 const pool = createPool({
   connectionString: env.DATABASE_URL,
   max: env.DATABASE_POOL_SIZE,
   application: 'stream-matcher',
 });
 pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
+
+const deadLetters = new Counter({
+  name: 'tributary_dead_letters_total',
+  help: 'Messages a consumer could not process (bad JSON, schema failure), sent to the dead-letter topic',
+  labelNames: ['consumer', 'topic'],
+  registers: [metrics],
+});
+/** Crash-only: a matcher that cannot go on exits non-zero, within the shutdown deadline, for its supervisor. */
+const exitForRestart = (reason: string) => {
+  setTimeout(() => process.exit(1), env.SHUTDOWN_DEADLINE_MS).unref();
+  void shutdown.run(reason).finally(() => process.exit(1));
+};
 
 const matcher = createMatcher({
   pool,
@@ -34,10 +46,11 @@ const matcher = createMatcher({
     rpcUrls: new Map([[env.CHAIN_ID, env.RPC_URL], ...env.EXTRA_RPC_URLS]),
     concurrency: env.RPC_CONCURRENCY,
   }),
+  watchdog: { stallMs: env.WATCHDOG_STALL_MS, exitAfterMs: env.WATCHDOG_EXIT_MS },
+  onFatal: (reason) => exitForRestart(reason),
+  onDeadLetter: (letter) => deadLetters.inc({ consumer: 'stream-matcher', topic: letter.topic }),
 });
-health.addCheck('matcher', () => {
-  if (!matcher.ready()) throw new Error('not consuming');
-});
+health.addCheck('matcher', () => matcher.checkReady());
 health.addCheck('postgres', async () => {
   await pool.query('SELECT 1');
 });

@@ -12,6 +12,7 @@ import {
   releaseHeldDeliveries,
   setStreamStatus,
 } from '@tributary/db';
+import { DEAD_LETTER_TOPIC } from '@tributary/bus';
 import { createLogger } from '@tributary/runtime';
 import { type FullBlockEvent, type StreamChange, TOPICS } from '@tributary/schema';
 import { TRANSFER_TOPIC } from '@tributary/stream-rules';
@@ -294,6 +295,46 @@ afterAll(async () => {
 }, 60_000);
 
 describe('stream-matcher + webhook-sender', () => {
+  it('a poison message goes to the dead-letter topic and the blocks after it still arrive; a failing insert is retried, never skipped', async () => {
+    const token = addr(0xd1e);
+    const id = await createStream('poison', token);
+    // A real PostgreSQL error on every new delivery row, until the constraint is dropped.
+    await pool.query('ALTER TABLE deliveries ADD CONSTRAINT reject_all CHECK (false) NOT VALID');
+    await producer.send({
+      topic: `${topicPrefix}${TOPICS.blocks}`,
+      messages: [{ key: String(CHAIN), value: '{"type":"new","v":1' }],
+    });
+    const event = transferBlock(token, 77n, 'new');
+    await publishBlock(event);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await deliveriesOf(id)).toEqual([]);
+    expect(hits.get('poison')).toBeUndefined();
+    await pool.query('ALTER TABLE deliveries DROP CONSTRAINT reject_all');
+    const got = await waitFor(() => hits.get('poison'), 'the webhook after the failures');
+    expect(got.map((x) => JSON.parse(x.body).block.number)).toEqual([String(event.block.number)]);
+
+    const kafka = new Kafka({ clientId: 'e2e-dl', brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING });
+    const reader = kafka.consumer({ groupId: `dl-${unique}` });
+    await reader.connect();
+    await reader.subscribe({ topic: `${topicPrefix}${DEAD_LETTER_TOPIC}`, fromBeginning: true });
+    const letter = await new Promise<{ value: string; headers: Record<string, string> }>((resolve) => {
+      void reader.run({
+        eachMessage: async ({ message }) => {
+          const headers: Record<string, string> = {};
+          for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = String(v);
+          resolve({ value: String(message.value), headers });
+        },
+      });
+    });
+    await reader.disconnect();
+    expect(letter.value).toBe('{"type":"new","v":1');
+    expect(letter.headers).toMatchObject({
+      'x-source-topic': `${topicPrefix}${TOPICS.blocks}`,
+      'x-consumer': `m-${unique}`,
+      'x-reason': 'message is not JSON',
+    });
+  });
+
   it('delivers unconfirmed and confirmed webhooks with the exact signed body; ignores others', async () => {
     const token = addr(0x70c0);
     const id = await createStream('basic', token);

@@ -8,3 +8,4 @@ export { sleep } from './sleep.ts';
 export { bootService, serveOps, type Service } from './bootService.ts';
 export { createProgressWatchdog, type ProgressWatchdog } from './createProgressWatchdog.ts';
 export { createOutageLog, type OutageLog } from './createOutageLog.ts';
+export { retryUntilDone } from './retryUntilDone.ts';

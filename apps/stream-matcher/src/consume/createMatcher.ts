@@ -1,11 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { createKafka } from '@tributary/bus';
+import {
+  DEAD_LETTER_TOPIC,
+  type DeadLetter,
+  blockEventCodec,
+  createDeadLetters,
+  createKafka,
+  createLagProbe,
+  jsonCodec,
+} from '@tributary/bus';
 import type { Pool } from '@tributary/db';
-import { TOPICS, blockEvent, streamChange } from '@tributary/schema';
+import { createOutageLog, createProgressWatchdog, retryUntilDone } from '@tributary/runtime';
+import { TOPICS, type BlockEvent, streamChange } from '@tributary/schema';
 import type { StreamStatus } from '@tributary/stream-rules';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
-import type { Consumer, Kafka } from 'kafkajs';
+import { type Consumer, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
 import type { Logger } from 'pino';
 import { createStreamStore } from '../load/createStreamStore.ts';
 import { createBlockHandler } from '../match/handleBlockEvent.ts';
@@ -21,6 +30,12 @@ export interface MatcherOptions {
   readers: BlockReaders;
   /** Called once the streams are loaded and before the change consumer runs (tests widen the window with it). */
   afterStreamsLoaded?: () => Promise<void>;
+  /** Work waiting and no block evaluated for this long: not ready; for `exitAfterMs`: onFatal. */
+  watchdog?: { stallMs: number; exitAfterMs: number; intervalMs?: number };
+  /** The matcher cannot go on (a consumer kafkajs will not restart, a stall): exit for a restart. */
+  onFatal?: (reason: string, err?: unknown) => void;
+  /** A poison message went to the dead-letter topic (for the metrics). */
+  onDeadLetter?: (letter: DeadLetter) => void;
 }
 
 export interface Matcher {
@@ -28,6 +43,8 @@ export interface Matcher {
   /** Stops consuming (offsets of finished messages are committed by kafkajs). */
   stopIntake(): Promise<void>;
   close(): Promise<void>;
+  /** Throws with what is missing while the matcher is not ready. */
+  checkReady(): void;
   ready(): boolean;
   /** The status under which this instance evaluates a stream (undefined: not evaluated). */
   streamStatus(streamId: string): StreamStatus | undefined;
@@ -46,12 +63,67 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   const kafka = createKafka({ brokers: opts.kafka.brokers, clientId: opts.kafka.clientId, logger });
   const changesTopic = `${opts.kafka.topicPrefix}${TOPICS.streamChanges}`;
   const blocksTopic = `${opts.kafka.topicPrefix}${TOPICS.blocks}`;
+  const deadLetterTopic = `${opts.kafka.topicPrefix}${DEAD_LETTER_TOPIC}`;
+  // The enqueue is the fast path only (the rows are the outbox): with no offline queue it fails
+  // at once while Redis is away, instead of holding the block until Redis is back.
   const queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: opts.redisUrl, maxRetriesPerRequest: null },
+    connection: { url: opts.redisUrl, maxRetriesPerRequest: 1, enableOfflineQueue: false },
     prefix: opts.queuePrefix,
   });
+  const redisOutage = createOutageLog(logger, 'redis (fast-path enqueue; the relay delivers meanwhile)');
+  queue.on('error', (err) => redisOutage.failed(err));
   const store = createStreamStore({ pool: opts.pool, logger });
-  const handleBlock = createBlockHandler({ pool: opts.pool, store, queue, logger, readers: opts.readers });
+  const handleBlock = createBlockHandler({
+    pool: opts.pool,
+    store,
+    queue,
+    logger,
+    readers: opts.readers,
+    onEnqueue: (err) => (err === undefined ? redisOutage.ok() : redisOutage.failed(err)),
+  });
+  const stopping = new AbortController();
+  const blockOutage = createOutageLog(logger, 'block evaluation (PostgreSQL)');
+  const changeOutage = createOutageLog(logger, 'stream reload (PostgreSQL)');
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  const deadLetters = createDeadLetters({
+    producer,
+    topicPrefix: opts.kafka.topicPrefix,
+    consumer: opts.kafka.groupId,
+    onDeadLetter: opts.onDeadLetter,
+  });
+  const changeCodec = jsonCodec(streamChange);
+  const fatal = (reason: string, err?: unknown) => {
+    isReady = false;
+    logger.fatal({ err }, reason);
+    opts.onFatal?.(reason, err);
+  };
+  const lagProbe = createLagProbe(kafka, { groupId: opts.kafka.groupId, topic: blocksTopic });
+  const watchdog = createProgressWatchdog({
+    name: 'block consumer',
+    logger,
+    stallMs: opts.watchdog?.stallMs ?? 60_000,
+    exitAfterMs: opts.watchdog?.exitAfterMs ?? 180_000,
+    intervalMs: opts.watchdog?.intervalMs,
+    backlog: () => lagProbe.lag(),
+    onStalled: (reason) => fatal(`stalled: ${reason}`),
+  });
+
+  /** A message that can never be processed: to the dead-letter topic, then past it. */
+  async function deadLetter(topic: string, partition: number, message: KafkaMessage, err: unknown) {
+    const reason = err instanceof Error ? err.message : String(err);
+    await deadLetters.send({
+      topic,
+      partition,
+      offset: message.offset,
+      key: message.key,
+      value: message.value,
+      reason,
+    });
+    logger.error(
+      { topic, partition, offset: message.offset, reason },
+      'poison message sent to the dead-letter topic',
+    );
+  }
   const changesGroupId = `${opts.kafka.groupId}-changes-${randomUUID()}`;
   const changes: Consumer = kafka.consumer({
     groupId: changesGroupId,
@@ -66,7 +138,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
       await admin.connect();
       try {
         await admin.createTopics({
-          topics: [{ topic: changesTopic }, { topic: blocksTopic }],
+          topics: [{ topic: changesTopic }, { topic: blocksTopic }, { topic: deadLetterTopic }],
           waitForLeaders: true,
         });
       } finally {
@@ -76,17 +148,29 @@ export function createMatcher(opts: MatcherOptions): Matcher {
       await store.loadAll();
       await opts.afterStreamsLoaded?.();
 
+      await producer.connect();
+      for (const consumer of [changes, blocks]) {
+        consumer.on(consumer.events.CRASH, ({ payload }) => {
+          if (!payload.restart) fatal('a Kafka consumer crashed and will not restart', payload.error);
+        });
+      }
       await changes.connect();
       await changes.subscribe({ topic: changesTopic, fromBeginning: false });
       await changes.run({
-        eachMessage: async ({ message }) => {
-          const parsed = streamChange.safeParse(JSON.parse(String(message.value)));
-          if (!parsed.success) {
-            logger.warn({ offset: message.offset }, 'invalid stream change skipped');
+        eachMessage: async ({ message, partition, heartbeat }) => {
+          let change: ReturnType<typeof changeCodec.decode>;
+          try {
+            change = changeCodec.decode(message.value);
+          } catch (err) {
+            await deadLetter(changesTopic, partition, message, err);
             return;
           }
-          await store.reload(parsed.data.streamId);
-          logger.debug({ streamId: parsed.data.streamId, kind: parsed.data.kind }, 'stream reloaded');
+          await retryUntilDone(() => store.reload(change.streamId), {
+            outage: changeOutage,
+            signal: stopping.signal,
+            onWait: heartbeat,
+          });
+          logger.debug({ streamId: change.streamId, kind: change.kind }, 'stream reloaded');
         },
       });
       // Applied before the first fetch of each partition (a fetch already under way is discarded).
@@ -97,17 +181,24 @@ export function createMatcher(opts: MatcherOptions): Matcher {
       await blocks.connect();
       await blocks.subscribe({ topic: blocksTopic, fromBeginning: true });
       await blocks.run({
-        eachMessage: async ({ message, partition }) => {
-          const parsed = blockEvent.safeParse(JSON.parse(String(message.value)));
-          if (!parsed.success) {
-            logger.error(
-              { partition, offset: message.offset, issues: parsed.error.issues.slice(0, 3) },
-              'invalid block event skipped',
-            );
+        // The offset of a block is committed only after eachMessage resolved: after its delivery
+        // rows are committed. A failure (PostgreSQL away) is retried here, with backoff and a
+        // heartbeat, until it succeeds or the matcher stops: a block is never skipped.
+        eachMessage: async ({ message, partition, heartbeat }) => {
+          let event: BlockEvent;
+          try {
+            event = blockEventCodec.decode(message.value);
+          } catch (err) {
+            await deadLetter(blocksTopic, partition, message, err);
+            watchdog.progress();
             return;
           }
-          const event = parsed.data;
-          const enqueued = await handleBlock(event);
+          const enqueued = await retryUntilDone(() => handleBlock(event), {
+            outage: blockOutage,
+            signal: stopping.signal,
+            onWait: heartbeat,
+          });
+          watchdog.progress();
           logger.debug(
             {
               chainId: event.chainId,
@@ -124,10 +215,17 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     },
     async stopIntake() {
       isReady = false;
+      stopping.abort();
+      watchdog.stop();
       await Promise.allSettled([blocks.stop(), changes.stop()]);
     },
     async close() {
-      await Promise.allSettled([blocks.disconnect(), changes.disconnect()]);
+      await Promise.allSettled([
+        blocks.disconnect(),
+        changes.disconnect(),
+        producer.disconnect(),
+        lagProbe.close(),
+      ]);
       // The per-instance changes group is useless after this instance stops.
       const admin = kafka.admin();
       await admin
@@ -138,6 +236,10 @@ export function createMatcher(opts: MatcherOptions): Matcher {
       await queue.close();
     },
     ready: () => isReady,
+    checkReady() {
+      if (!isReady) throw new Error('not consuming');
+      watchdog.check();
+    },
     streamStatus: (streamId) => store.get(streamId)?.status,
   };
 }
