@@ -1,13 +1,23 @@
 import pg from 'pg';
 
-// numeric(78,0) and bigint columns come back as strings (pg's default); callers convert with BigInt.
+/**
+ * A pg pool with the project's settings. An idle client that fails (PostgreSQL restarted, the
+ * connection terminated by an administrator: 57P01) is dropped by the pool, which connects anew
+ * on the next query; pg reports it as an `error` event on the pool, which without a listener
+ * becomes an uncaught exception that kills the process. So every pool has one: services add
+ * their own listener to log it, and a failure that matters surfaces on the next query anyway.
+ * (pool.end() resolves before its clients have finished closing: a database dropped right after
+ * terminates them, which is how test runs met that crash.)
+ */
 export function createPool(opts: { connectionString: string; max?: number; application?: string }): pg.Pool {
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: opts.connectionString,
     max: opts.max ?? 10,
     application_name: opts.application ?? 'tributary',
     idleTimeoutMillis: 30_000,
   });
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 export type Pool = pg.Pool;
