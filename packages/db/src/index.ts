@@ -66,6 +66,7 @@ export {
   type NewDelivery,
   type StoredDelivery,
   countQueuedDeliveries,
+  deliveryKey,
   deliveryStats,
   getDeliveriesToSend,
   getDeliveryToSend,

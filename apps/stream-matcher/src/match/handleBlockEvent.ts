@@ -4,6 +4,7 @@ import {
   type Pool,
   type StoredDelivery,
   findStreamTokens,
+  deliveryKey,
   insertDeliveries,
   insertDelivery,
 } from '@tributary/db';
@@ -101,18 +102,24 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
         .map(({ stream, match }) => enrichMatch(stream, match.body, reader)),
     );
 
-    const confirmed = event.type === 'confirmed';
+    // A confirmed block also owes its unconfirmed webhook: when the block was never seen as new
+    // (the follower caught up after downtime, and published it once it was already deep), the
+    // unconfirmed delivery is created here; when it was, its row exists and nothing changes.
+    const confirmations = event.type === 'confirmed' ? [false, true] : [false];
+    const wanted = confirmations.flatMap((confirmed) => matches.map((m) => ({ ...m, confirmed })));
     const jobIds = assignDeliveryJobs(
-      matches.map(({ stream }) => deliveryJobId(stream.id, event.chainId, event.block.hash, confirmed)),
+      wanted.map(({ stream, confirmed }) =>
+        deliveryJobId(stream.id, event.chainId, event.block.hash, confirmed),
+      ),
     );
-    const rows: NewDelivery[] = matches.map(({ stream, match }, i) => ({
+    const rows: NewDelivery[] = wanted.map(({ stream, match, confirmed }, i) => ({
       id: randomUUID(),
       streamId: stream.id,
       chainId: event.chainId,
       blockNumber: event.block.number,
       blockHash: event.block.hash,
       confirmed,
-      body: serializeWebhook(match.body),
+      body: serializeWebhook(match.body.confirmed === confirmed ? match.body : { ...match.body, confirmed }),
       status: stream.status === 'error' ? 'held' : 'pending',
       logsCount: match.logsCount,
       txsCount: match.txsCount,
@@ -127,19 +134,26 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
           if (e.code === '23503') return undefined;
           throw e;
         });
-        if (one) out.set(row.streamId, one);
+        if (one) out.set(deliveryKey(row.streamId, row.confirmed), one);
       }
       return out;
     });
     const jobs: { deliveryId: string; jobId: string }[] = [];
-    for (const [i, { stream }] of matches.entries()) {
-      const delivery = stored.get(stream.id);
+    for (const [i, { stream, confirmed }] of wanted.entries()) {
+      const delivery = stored.get(deliveryKey(stream.id, confirmed));
+      // An unconfirmed row the block event itself did not create was delivered (or is on its way) already.
       if (!delivery || delivery.status !== 'pending') continue;
       jobs.push({ deliveryId: delivery.id, jobId: delivery.jobId ?? (jobIds[i] as string) });
     }
     const enqueued = await enqueueFast(jobs);
     deps.logger.debug(
-      { block: event.block.number, hash: event.block.hash, confirmed, matched: matches.length, enqueued },
+      {
+        block: event.block.number,
+        hash: event.block.hash,
+        type: event.type,
+        matched: matches.length,
+        enqueued,
+      },
       'deliveries enqueued',
     );
     return enqueued;

@@ -70,9 +70,12 @@ export interface StoredDelivery {
   jobId: string | undefined;
 }
 
+/** The key of insertDeliveries' answer: one delivery per stream and confirmation of a block. */
+export const deliveryKey = (streamId: string, confirmed: boolean) => `${streamId}:${confirmed ? 'c' : 'u'}`;
+
 /**
- * The deliveries of one block event in one round trip: inserts the new ones and returns, per
- * stream, the id and status of its row (the existing one for a replayed block).
+ * The deliveries of one block in one round trip: inserts the new ones and returns, per stream and
+ * confirmation (deliveryKey), the id and status of its row (the existing one for a replayed block).
  */
 export async function insertDeliveries(
   db: Db,
@@ -82,6 +85,7 @@ export async function insertDeliveries(
   if (list.length === 0) return out;
   const { rows } = await db.query<{
     stream_id: string;
+    confirmed: boolean;
     id: string;
     status: DeliveryStatus;
     job_id: string | null;
@@ -94,10 +98,10 @@ export async function insertDeliveries(
      ins AS (
        INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id)
        SELECT * FROM input ON CONFLICT (stream_id, chain_id, block_hash, confirmed) DO NOTHING
-       RETURNING stream_id, id, status, job_id)
-     SELECT stream_id, id, status, job_id, true AS created FROM ins
+       RETURNING stream_id, confirmed, id, status, job_id)
+     SELECT stream_id, confirmed, id, status, job_id, true AS created FROM ins
      UNION ALL
-     SELECT d.stream_id, d.id, d.status, d.job_id, false FROM deliveries d JOIN input i
+     SELECT d.stream_id, d.confirmed, d.id, d.status, d.job_id, false FROM deliveries d JOIN input i
        ON d.stream_id = i.stream_id AND d.chain_id = i.chain_id AND d.block_hash = i.block_hash AND d.confirmed = i.confirmed`,
     [
       list.map((d) => d.id),
@@ -114,7 +118,12 @@ export async function insertDeliveries(
     ],
   );
   for (const r of rows)
-    out.set(r.stream_id, { id: r.id, status: r.status, created: r.created, jobId: r.job_id ?? undefined });
+    out.set(deliveryKey(r.stream_id, r.confirmed), {
+      id: r.id,
+      status: r.status,
+      created: r.created,
+      jobId: r.job_id ?? undefined,
+    });
   return out;
 }
 
