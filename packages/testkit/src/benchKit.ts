@@ -118,3 +118,4 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export { runBenchScripts } from './runBenchScripts.ts';
 export { type MachineSpeed, measureMachineSpeed } from './measureMachineSpeed.ts';
 export { cpuSecondsBetween, cpuSnapshot } from './processCpu.ts';
+export { type StartedAnvil, startAnvil } from './startAnvil.ts';

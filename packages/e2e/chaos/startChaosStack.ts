@@ -1,0 +1,135 @@
+import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type CreatedApiKey, type Pool, createAccountWithKey, createPool, migrate } from '@tributary/db';
+import { type DevnetClient, createDevnetClient, deployBulkTransferEmitter } from '@tributary/devnet';
+import { type StartedAnvil, startAnvil } from '@tributary/testkit/bench';
+import { type PrivateServers, freePort, startPrivateServers } from './privateServers.ts';
+import { APP_NAMES, type AppName, type SupervisedApp, superviseApp } from './superviseApp.ts';
+
+export interface ChaosStack {
+  dir: string;
+  servers: PrivateServers;
+  anvil: StartedAnvil;
+  client: DevnetClient;
+  pool: Pool;
+  apiKey: CreatedApiKey;
+  apps: Map<AppName, SupervisedApp>;
+  gatewayUrl: string;
+  opsUrls: Map<AppName, string>;
+  /** Two bulk emitters: many ERC20 Transfer logs per transaction. */
+  emitters: [string, string];
+  close(): Promise<void>;
+}
+
+export const CHAOS_CONFIRMATIONS = 2;
+
+/**
+ * The whole stack of a chaos run, of its own: PostgreSQL, Redis and Kafka (killable without
+ * disturbing anyone), a private anvil with two bulk emitters, and the five services, each under a
+ * supervisor that restarts it when it exits, as `npm start` and compose do.
+ */
+export async function startChaosStack(opts: { log: (line: string) => void }): Promise<ChaosStack> {
+  const dir = mkdtempSync(join(tmpdir(), 'tributary-chaos-'));
+  chmodSync(dir, 0o755); // PostgreSQL runs as its own OS user and must reach its data dir.
+  const logDir = join(dir, 'logs');
+  mkdirSync(logDir);
+  opts.log(`data and service logs in ${dir}`);
+  const servers = await startPrivateServers(join(dir, 'servers'));
+  opts.log(`servers up: ${servers.databaseUrl} ${servers.redisUrl} ${servers.kafkaBrokers}`);
+  const anvil = await startAnvil();
+  const client = createDevnetClient({ rpcUrl: anvil.rpcUrl });
+  const emitters: [string, string] = [
+    (await deployBulkTransferEmitter(client)).toLowerCase(),
+    (await deployBulkTransferEmitter(client)).toLowerCase(),
+  ];
+  await migrate(servers.databaseUrl);
+  const pool = createPool({ connectionString: servers.databaseUrl, max: 4, application: 'chaos' });
+  pool.on('error', () => undefined); // PostgreSQL is killed on purpose: idle clients die with it.
+  const apiKey = await createAccountWithKey(pool, { accountName: 'chaos' });
+
+  const ports = new Map<AppName, number>();
+  for (const app of APP_NAMES) ports.set(app, await freePort());
+  const common: Record<string, string> = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    SHUTDOWN_DEADLINE_MS: '10000',
+    DATABASE_URL: servers.databaseUrl,
+    DATABASE_POOL_SIZE: '4',
+    REDIS_URL: servers.redisUrl,
+    KAFKA_BROKERS: servers.kafkaBrokers,
+    RPC_URL: anvil.rpcUrl,
+    CHAIN_ID: '31337',
+    ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+    WATCHDOG_STALL_MS: '20000',
+    WATCHDOG_EXIT_MS: '60000',
+  };
+  const perApp: Record<AppName, Record<string, string>> = {
+    'chain-follower': {
+      CONFIRMATIONS: String(CHAOS_CONFIRMATIONS),
+      START_BLOCK: '0',
+      POLL_INTERVAL_MS: '200',
+    },
+    projector: {},
+    'stream-matcher': {},
+    'webhook-sender': {
+      RETRY_SCHEDULE_MS: '1000,2000,5000,10000,20000,30000,60000',
+      LOCK_DURATION_MS: '5000',
+      STALLED_INTERVAL_MS: '2000',
+      RELAY_INTERVAL_MS: '2000',
+    },
+    gateway: {
+      HTTP_HOST: '127.0.0.1',
+      RATE_LIMIT_PER_SECOND: '0',
+      CURSOR_SECRET: 'chaos-cursor-secret',
+    },
+  };
+  const apps = new Map<AppName, SupervisedApp>();
+  const opsUrls = new Map<AppName, string>();
+  for (const app of APP_NAMES) {
+    const port = String(ports.get(app));
+    const portVar: Record<string, string> = app === 'gateway' ? { HTTP_PORT: port } : { OPS_PORT: port };
+    opsUrls.set(app, `http://127.0.0.1:${port}`);
+    apps.set(
+      app,
+      superviseApp({
+        app,
+        env: { ...common, ...perApp[app], ...portVar },
+        logFile: join(logDir, `${app}.log`),
+      }),
+    );
+  }
+  for (const app of APP_NAMES) await waitReady(opsUrls.get(app)!, app);
+  opts.log('services ready');
+
+  return {
+    dir,
+    servers,
+    anvil,
+    client,
+    pool,
+    apiKey,
+    apps,
+    gatewayUrl: opsUrls.get('gateway')!,
+    opsUrls,
+    emitters,
+    async close() {
+      await Promise.allSettled([...apps.values()].map((a) => a.stop()));
+      await pool.end().catch(() => undefined);
+      await anvil.stop();
+      await servers.stop();
+    },
+  };
+}
+
+export async function waitReady(baseUrl: string, what: string, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(2_000) })
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`${what} not ready at ${baseUrl} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

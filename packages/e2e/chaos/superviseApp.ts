@@ -1,0 +1,94 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '@tributary/testkit/bench';
+
+export type AppName = 'chain-follower' | 'projector' | 'stream-matcher' | 'webhook-sender' | 'gateway';
+export const APP_NAMES: readonly AppName[] = [
+  'chain-follower',
+  'projector',
+  'stream-matcher',
+  'webhook-sender',
+  'gateway',
+];
+
+export interface SupervisedApp {
+  /** SIGKILL the running process; the supervisor starts it again after its backoff. */
+  kill(): void;
+  /** Stops for good: SIGTERM, then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+  /** Exits that were not asked for by kill() (crashes, watchdog exits), with their codes. */
+  readonly crashes: { code: number | null; signal: string | null; at: number }[];
+  /** When the process last started. */
+  startedAt(): number;
+}
+
+/**
+ * What `npm start`'s supervisor and compose's restart policy do for a service: start it again
+ * whenever it exits (0.5 s, doubling to 5 s while it keeps dying within 30 s). Its output is
+ * appended to `logFile`. Children die with this process.
+ */
+export function superviseApp(opts: {
+  app: AppName;
+  env: Record<string, string>;
+  logFile: string;
+}): SupervisedApp {
+  const log = createWriteStream(opts.logFile, { flags: 'a' });
+  const crashes: SupervisedApp['crashes'] = [];
+  let child: ChildProcess | undefined;
+  let stopped = false;
+  let killedByUs = false;
+  let backoff = 500;
+  let started = Date.now();
+  const killOnExit = () => child?.kill('SIGKILL');
+  process.on('exit', killOnExit);
+
+  function start() {
+    started = Date.now();
+    killedByUs = false;
+    log.write(`\n===== ${new Date().toISOString()} start ${opts.app}\n`);
+    const c = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: join(REPO_ROOT, 'apps', opts.app),
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = c;
+    c.stdout?.pipe(log, { end: false });
+    c.stderr?.pipe(log, { end: false });
+    c.once('exit', (code, signal) => {
+      log.write(`===== ${new Date().toISOString()} ${opts.app} exited code=${code} signal=${signal}\n`);
+      if (!killedByUs && !stopped) crashes.push({ code, signal, at: Date.now() });
+      if (stopped) return;
+      backoff = Date.now() - started > 30_000 ? 500 : Math.min(5_000, backoff * 2);
+      setTimeout(
+        () => {
+          if (!stopped) start();
+        },
+        killedByUs ? 500 : backoff,
+      );
+    });
+  }
+  start();
+
+  return {
+    crashes,
+    startedAt: () => started,
+    kill() {
+      killedByUs = true;
+      child?.kill('SIGKILL');
+    },
+    async stop(graceMs = 15_000) {
+      stopped = true;
+      process.off('exit', killOnExit);
+      const c = child;
+      if (c && c.exitCode === null && c.signalCode === null) {
+        const exited = new Promise((r) => c.once('exit', r));
+        c.kill('SIGTERM');
+        const timer = setTimeout(() => c.kill('SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(timer);
+      }
+      log.end();
+    },
+  };
+}
