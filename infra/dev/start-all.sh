@@ -2,7 +2,9 @@
 # The main job on the local devnet (`npm start`): installs what is missing, starts PostgreSQL, Redis,
 # Kafka and anvil, applies migrations, creates the dev API key, deploys demo tokens and keeps making
 # activity, runs all five services, and creates a demo stream whose signed webhooks a local receiver
-# verifies and prints. Ctrl-C stops the services (the servers keep running: npm run infra:down).
+# verifies and prints. Each service runs under infra/dev/supervise.mjs, which starts it again when it
+# exits (with backoff) and says which one exited and why. Ctrl-C stops the services (the servers keep
+# running: npm run infra:down).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -64,11 +66,12 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 
-run_bg() { # name, command...
+run_bg() { # name, command...: supervised (restarted when it exits)
   local name=$1; shift
-  "$@" >"$logs/$name.log" 2>&1 &
+  : >"$logs/$name.log"
+  node infra/dev/supervise.mjs "$name" "$logs/$name.log" "$@" &
   pids+=($!)
-  say "$name started (pid $!, log $logs/$name.log)"
+  say "$name started (supervisor pid $!, log $logs/$name.log)"
 }
 
 wait_ready() { # name url
@@ -140,4 +143,5 @@ Webhooks the demo receiver verified (Ctrl-C stops):
 TXT
 tail -n +1 -f "$logs/demo-receiver.log" &
 pids+=($!)
-wait "${pids[0]}"
+# Supervisors exit only when stopped: this waits for Ctrl-C.
+wait
