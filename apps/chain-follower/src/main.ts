@@ -96,6 +96,13 @@ const follower = createChainFollower({
   },
 });
 
+// Not ready while following is halted (another chain behind RPC_URL, a reorg deeper than the window):
+// the reason is in /readyz, the log and the follower_chain_mismatch / follower_deep_reorg gauges.
+health.addCheck('chain', () => {
+  const halt = follower.status().halt;
+  if (halt) throw new Error(halt.message);
+});
+
 const stop = new AbortController();
 // A failure here leaves through the shutdown (its deadline, an exit code that asks for a restart);
 // the drain step below waits for this promise.
