@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The main job on the local devnet (`npm start`): installs what is missing, starts PostgreSQL, Redis,
-# Kafka and anvil, applies migrations, creates the dev API key, deploys demo tokens and keeps making
-# activity, runs all five services, and creates a demo stream whose signed webhooks a local receiver
-# verifies and prints. Each service runs under infra/dev/supervise.mjs, which starts it again when it
-# exits (with backoff) and says which one exited and why. Ctrl-C stops the services (the servers keep
-# running: npm run infra:down).
+# Kafka and anvil, applies migrations, keeps the indexed data when anvil kept its chain or starts it
+# afresh when the devnet is new (and says which), creates the dev API key, deploys demo tokens and
+# keeps making activity, runs all five services, and creates a demo stream whose signed webhooks a
+# local receiver verifies and prints. Each service runs under infra/dev/supervise.mjs, which starts it
+# again when it exits (with backoff) and says which one exited and why. Ctrl-C stops the services
+# (the servers keep running: npm run infra:down).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -46,6 +47,16 @@ mkdir -p "$logs"
 
 say "migrations"
 pnpm -s migrate >&2
+
+# anvil keeps its chain in .data/anvil/state.json; without it (or with another one) the devnet is a new
+# chain, and what PostgreSQL, Kafka and the webhook queue hold belongs to one that no longer exists.
+devnet=$(node infra/dev/devnet-data.mjs) || { say "ERROR: could not compare the devnet with the indexed data"; exit 1; }
+if [ "$devnet" = reset ]; then
+  redis-cli -u "$REDIS_URL" --scan --pattern "${WEBHOOK_QUEUE_PREFIX:-tributary}:*" |
+    xargs -r redis-cli -u "$REDIS_URL" unlink >/dev/null
+  say "devnet: webhook queue cleared; migrations on the new database"
+  pnpm -s migrate >&2
+fi
 
 # The dev key is shown once at creation, so it is kept in .data for the next start.
 key_file=${TRIBUTARY_DATA_DIR:-$root/.data}/dev-api-key

@@ -20,7 +20,7 @@ export interface FollowerHalt {
 
 const ADVICE: Record<HaltKind, string> = {
   'chain-mismatch':
-    'following stopped: point RPC_URL at the indexed chain, or reset the indexed data (a devnet restarted from genesis: npm start does it)',
+    'following stopped: point RPC_URL at the indexed chain, or reset the indexed data (for a devnet restarted from genesis, stop npm start and run it again: it does that)',
   'deep-reorg':
     'following stopped: the published blocks cannot be removed safely; reset the indexed data from below the fork (and raise REORG_WINDOW)',
 };
