@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The main job on the local devnet (`npm start`): installs what is missing, starts PostgreSQL, Redis,
-# Kafka and anvil, applies migrations, creates the dev API key, deploys demo tokens and keeps making
-# activity, runs all five services, and creates a demo stream whose signed webhooks a local receiver
-# verifies and prints. Ctrl-C stops the services (the servers keep running: npm run infra:down).
+# Kafka and anvil, applies migrations, keeps the indexed data when anvil kept its chain or starts it
+# afresh when the devnet is new (and says which), creates the dev API key, deploys demo tokens and
+# keeps making activity, runs all five services, and creates a demo stream whose signed webhooks a
+# local receiver verifies and prints. Each service runs under infra/dev/supervise.mjs, which starts it
+# again when it exits (with backoff) and says which one exited and why. Ctrl-C stops the services
+# (the servers keep running: npm run infra:down).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -45,6 +48,16 @@ mkdir -p "$logs"
 say "migrations"
 pnpm -s migrate >&2
 
+# anvil keeps its chain in .data/anvil/state.json; without it (or with another one) the devnet is a new
+# chain, and what PostgreSQL, Kafka and the webhook queue hold belongs to one that no longer exists.
+devnet=$(node infra/dev/devnet-data.mjs) || { say "ERROR: could not compare the devnet with the indexed data"; exit 1; }
+if [ "$devnet" = reset ]; then
+  redis-cli -u "$REDIS_URL" --scan --pattern "${WEBHOOK_QUEUE_PREFIX:-tributary}:*" |
+    xargs -r redis-cli -u "$REDIS_URL" unlink >/dev/null
+  say "devnet: webhook queue cleared; migrations on the new database"
+  pnpm -s migrate >&2
+fi
+
 # The dev key is shown once at creation, so it is kept in .data for the next start.
 key_file=${TRIBUTARY_DATA_DIR:-$root/.data}/dev-api-key
 if [ ! -s "$key_file" ] || ! pnpm -s --filter @tributary/gateway keys list 2>/dev/null | grep -q "$(cut -c1-12 "$key_file")"; then
@@ -64,21 +77,24 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 
-run_bg() { # name, command...
+run_bg() { # name, command...: supervised (restarted when it exits)
   local name=$1; shift
-  "$@" >"$logs/$name.log" 2>&1 &
+  : >"$logs/$name.log"
+  node infra/dev/supervise.mjs "$name" "$logs/$name.log" "$@" &
   pids+=($!)
-  say "$name started (pid $!, log $logs/$name.log)"
+  say "$name started (supervisor pid $!, log $logs/$name.log)"
 }
 
-wait_ready() { # name url
+# A service that is not ready in a minute is said with its /readyz answer (the reason, e.g. the follower
+# halted on another chain); it keeps running under its supervisor. The demo needs only the gateway.
+wait_ready() { # name url [required]
   for _ in $(seq 1 120); do
     curl -sf -m 2 "$2" >/dev/null && { say "$1 ready"; return 0; }
     sleep 0.5
   done
-  say "ERROR: $1 not ready at $2; last log lines:"
+  say "${3:+ERROR: }$1 not ready at $2: $(curl -s -m 2 "$2" || echo 'no answer'); last log lines:"
   tail -n 20 "$logs/$1.log" >&2
-  exit 1
+  [ -z "${3:-}" ] || exit 1
 }
 
 OPS_PORT=$FOLLOWER_OPS_PORT run_bg chain-follower node --max-semi-space-size=64 --import tsx apps/chain-follower/src/main.ts
@@ -90,7 +106,7 @@ wait_ready chain-follower "http://127.0.0.1:$FOLLOWER_OPS_PORT/readyz"
 wait_ready projector "http://127.0.0.1:$PROJECTOR_OPS_PORT/readyz"
 wait_ready stream-matcher "http://127.0.0.1:$MATCHER_OPS_PORT/readyz"
 wait_ready webhook-sender "http://127.0.0.1:$SENDER_OPS_PORT/readyz"
-wait_ready gateway "http://127.0.0.1:$HTTP_PORT/readyz"
+wait_ready gateway "http://127.0.0.1:$HTTP_PORT/readyz" required
 
 api() { curl -sf -H "x-api-key: $API_KEY" -H 'content-type: application/json' "$@"; }
 SECRET=$(api "http://127.0.0.1:$HTTP_PORT/settings" | node -e 'process.stdin.on("data",d=>process.stdout.write(JSON.parse(d).secretKey))')
@@ -140,4 +156,5 @@ Webhooks the demo receiver verified (Ctrl-C stops):
 TXT
 tail -n +1 -f "$logs/demo-receiver.log" &
 pids+=($!)
-wait "${pids[0]}"
+# Supervisors exit only when stopped: this waits for Ctrl-C.
+wait

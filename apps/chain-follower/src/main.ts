@@ -96,13 +96,17 @@ const follower = createChainFollower({
   },
 });
 
-const stop = new AbortController();
-const running = follower.run(stop.signal).catch((err: unknown) => {
-  logger.fatal({ err }, 'follower failed');
-  process.exitCode = 1;
-  // Not awaited: the shutdown's drain step waits for this promise.
-  void shutdown.run('follower failed');
+// Not ready while following is halted (another chain behind RPC_URL, a reorg deeper than the window):
+// the reason is in /readyz, the log and the follower_chain_mismatch / follower_deep_reorg gauges.
+health.addCheck('chain', () => {
+  const halt = follower.status().halt;
+  if (halt) throw new Error(halt.message);
 });
+
+const stop = new AbortController();
+// A failure here leaves through the shutdown (its deadline, an exit code that asks for a restart);
+// the drain step below waits for this promise.
+const running = follower.run(stop.signal).catch((err: unknown) => shutdown.fail('follower failed', err));
 shutdown.register('follower', 'intake', () => stop.abort());
 shutdown.register('follower-drain', 'drain', () => running);
 shutdown.register('pg', 'close', () => pool.end());

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # anvil (npm @foundry-rs/anvil, a root devDependency) on chain id 31337 with the standard test mnemonic.
-# ANVIL_BLOCK_TIME: seconds between blocks (default 1); 0 or "off" means automine. State is not persisted.
+# ANVIL_BLOCK_TIME: seconds between blocks (default 1); 0 or "off" means automine.
+# The chain is kept in $DATA_DIR/anvil/state.json (written every ANVIL_STATE_INTERVAL seconds, default 10,
+# and on a clean stop) and loaded at the next start, so a restart keeps the same chain (same genesis,
+# same block hashes). ANVIL_STATE=off starts from genesis every time; deleting the file does it once.
 
 ANVIL_CHAIN_ID=31337
 ANVIL_MNEMONIC='test test test test test test test test test test test junk'
@@ -9,6 +12,7 @@ anvil_paths() {
   ANVIL_DIR=$(service_dir anvil)
   ANVIL_PID=$ANVIL_DIR/anvil.pid
   ANVIL_LOG=$ANVIL_DIR/anvil.log
+  ANVIL_STATE_FILE=$ANVIL_DIR/state.json
 }
 
 anvil_ready() {
@@ -50,7 +54,13 @@ anvil_start() {
     0 | off | "") ;;
     *) args+=(--block-time "${ANVIL_BLOCK_TIME:-1}") ;;
   esac
-  log "anvil: starting on 127.0.0.1:$ANVIL_PORT (chain id $ANVIL_CHAIN_ID, block time ${ANVIL_BLOCK_TIME:-1})"
+  local state="from genesis, not kept (ANVIL_STATE=off)"
+  if [ "${ANVIL_STATE:-on}" != off ]; then
+    args+=(--state "$ANVIL_STATE_FILE" --state-interval "${ANVIL_STATE_INTERVAL:-10}")
+    if [ -s "$ANVIL_STATE_FILE" ]; then state="chain loaded from $ANVIL_STATE_FILE"
+    else state="new chain from genesis, kept in $ANVIL_STATE_FILE"; fi
+  fi
+  log "anvil: starting on 127.0.0.1:$ANVIL_PORT (chain id $ANVIL_CHAIN_ID, block time ${ANVIL_BLOCK_TIME:-1}; $state)"
   : >"$ANVIL_LOG"
   setsid nohup "$ANVIL_BIN" "${args[@]}" >>"$ANVIL_LOG" 2>&1 </dev/null &
   echo $! >"$ANVIL_PID"

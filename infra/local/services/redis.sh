@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Redis (Debian's redis-server) under $DATA_DIR/redis. No RDB snapshots; appendonly via REDIS_APPENDONLY.
+# Redis (Debian's redis-server) under $DATA_DIR/redis. No RDB snapshots; append-only file on (so BullMQ's
+# jobs survive a restart), REDIS_APPENDONLY=no turns it off.
 
 redis_paths() {
   REDIS_DIR=$(service_dir redis)
@@ -37,7 +38,7 @@ pidfile $REDIS_PID
 logfile $REDIS_LOG
 dir $REDIS_DIR
 save ""
-appendonly ${REDIS_APPENDONLY:-no}
+appendonly ${REDIS_APPENDONLY:-yes}
 maxmemory-policy noeviction
 CONF
   log "redis: starting on 127.0.0.1:$REDIS_PORT (data $REDIS_DIR)"

@@ -15,7 +15,8 @@ export interface Service {
 
 /**
  * The parts every service's composition root starts with: a logger, a metrics registry, a
- * readiness registry and a shutdown registry with a deadline, wired to SIGTERM/SIGINT.
+ * readiness registry and a shutdown registry with a deadline, wired to SIGTERM/SIGINT, unhandled
+ * rejections and uncaught exceptions (a service reports its own fatal errors with `shutdown.fail`).
  * Readiness flips to "draining" as soon as shutdown starts.
  */
 export function bootService(opts: { name: string; logLevel: string; shutdownDeadlineMs: number }): Service {
@@ -28,10 +29,10 @@ export function bootService(opts: { name: string; logLevel: string; shutdownDead
     onStart: () => health.setDraining(),
   });
   shutdown.installSignalHandlers();
-  process.on('unhandledRejection', (reason) => {
-    logger.fatal({ err: reason }, 'unhandled rejection');
-    void shutdown.run('unhandledRejection');
-  });
+  // Whatever the fault, the process leaves through the shutdown (steps, deadline, an exit code that
+  // tells the supervisor a restart can help) rather than running on in an unknown state.
+  process.on('unhandledRejection', (reason) => shutdown.fail('unhandled rejection', reason));
+  process.on('uncaughtException', (err) => shutdown.fail('uncaught exception', err));
   return { logger, metrics, health, shutdown };
 }
 

@@ -10,11 +10,38 @@ interface Step {
 
 const ORDER: Phase[] = ['intake', 'drain', 'close'];
 
+/**
+ * What the exit code tells a supervisor (compose, `npm start`, Kubernetes): whether starting the
+ * process again can help. Every service exits with one of these.
+ */
+export const EXIT_CODES = {
+  /** Stopped as asked (a signal), every step done. */
+  stopped: 0,
+  /** A step failed while stopping as asked: what it did not flush is recovered from what is durable. */
+  stepFailed: 1,
+  /** The deadline passed with steps still running (kafkajs and BullMQ `close()` can hang). */
+  deadline: 70,
+  /** A fatal error a fresh process may not hit (a lost connection, an unhandled rejection): restart. */
+  restart: 75,
+  /** A fatal error a restart alone will not clear (configuration, data that needs an operator). */
+  noRestart: 78,
+  /** A second SIGINT/SIGTERM while stopping: exit now. */
+  interrupted: 130,
+} as const;
+
 export interface Shutdown {
   /** intake: stop taking work (HTTP, consumers, workers); drain: finish in-flight work and commit; close: pools and clients. */
   register(name: string, phase: Phase, run: () => Promise<void> | void): void;
   /** Runs every step once, phase by phase (steps of one phase in reverse order of registration). */
   run(reason: string): Promise<void>;
+  /**
+   * Stops the process for good: runs the steps under the deadline, then exits. `exitCode` says
+   * whether a restart can help (EXIT_CODES); when the steps fail on a clean stop, `stepFailed`.
+   * A second call while stopping changes nothing (the first reason wins).
+   */
+  exit(reason: string, exitCode?: number): void;
+  /** A fatal error: logged at fatal level, then `exit` with `restart` (or `noRestart` when it will not help). */
+  fail(reason: string, err: unknown, opts?: { restartHelps?: boolean }): void;
   /** SIGTERM/SIGINT start the shutdown; the process exits when it is done or when the deadline forces it. */
   installSignalHandlers(): void;
   readonly signal: AbortSignal;
@@ -28,9 +55,17 @@ export function createShutdown(opts: {
 }): Shutdown {
   const steps: Step[] = [];
   const controller = new AbortController();
-  const exit = opts.exit ?? ((code: number) => process.exit(code));
+  const exitProcess = opts.exit ?? ((code: number) => process.exit(code));
   let running: Promise<void> | undefined;
+  let exiting = false;
+  let exited = false;
   let failed = false;
+
+  const exitOnce = (code: number) => {
+    if (exited) return;
+    exited = true;
+    exitProcess(code);
+  };
 
   async function runAll(reason: string): Promise<void> {
     opts.logger.info({ reason, deadlineMs: opts.deadlineMs }, 'shutdown started');
@@ -63,23 +98,38 @@ export function createShutdown(opts: {
       running ??= runAll(reason);
       return running;
     },
+    exit(reason, exitCode = EXIT_CODES.stopped) {
+      if (exiting) return;
+      exiting = true;
+      // Every way out has the same deadline: a step that hangs never keeps a dead service alive.
+      // Not unref'd: a step that waits on nothing must not let the process end with another code.
+      const timer = setTimeout(() => {
+        opts.logger.error({ reason, deadlineMs: opts.deadlineMs }, 'shutdown deadline passed: forcing exit');
+        exitOnce(exitCode === EXIT_CODES.stopped ? EXIT_CODES.deadline : exitCode);
+      }, opts.deadlineMs);
+      shutdown.run(reason).then(
+        () => {
+          clearTimeout(timer);
+          const code = exitCode === EXIT_CODES.stopped && failed ? EXIT_CODES.stepFailed : exitCode;
+          opts.logger.info({ reason, exitCode: code }, 'exiting');
+          exitOnce(code);
+        },
+        () => exitOnce(exitCode === EXIT_CODES.stopped ? EXIT_CODES.stepFailed : exitCode),
+      );
+    },
+    fail(reason, err, failOpts) {
+      const restartHelps = failOpts?.restartHelps ?? true;
+      opts.logger.fatal({ err, reason, restartHelps }, reason);
+      shutdown.exit(reason, restartHelps ? EXIT_CODES.restart : EXIT_CODES.noRestart);
+    },
     installSignalHandlers() {
       const onSignal = (sig: NodeJS.Signals) => {
-        if (running) {
+        if (exiting) {
           opts.logger.warn({ signal: sig }, 'second signal: exiting now');
-          exit(130);
+          exitOnce(EXIT_CODES.interrupted);
           return;
         }
-        // kafkajs and BullMQ close() can hang: the deadline forces the exit.
-        const timer = setTimeout(() => {
-          opts.logger.error({ deadlineMs: opts.deadlineMs }, 'shutdown deadline passed: forcing exit');
-          exit(70);
-        }, opts.deadlineMs);
-        timer.unref();
-        shutdown.run(sig).then(
-          () => exit(failed ? 1 : 0),
-          () => exit(1),
-        );
+        shutdown.exit(sig, EXIT_CODES.stopped);
       };
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);

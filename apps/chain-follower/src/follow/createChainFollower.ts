@@ -12,8 +12,10 @@ import { BLOCK_EVENT_VERSION, type BlockEvent } from '@tributary/schema';
 import type { BlockPublisher } from '../publish/createBlockPublisher.ts';
 import { type CanonicalChain, createCanonicalChain } from '../reorg/createCanonicalChain.ts';
 import { DeepReorgError, findForkPoint } from '../reorg/findForkPoint.ts';
+import { ChainMismatchError, verifyChainIdentity } from '../reorg/verifyChainIdentity.ts';
 import { createAdaptiveRange } from './createAdaptiveRange.ts';
 import { type BlockBody, createBlockEnricher } from './createBlockEnricher.ts';
+import { type Halt, type HaltKind, createFollowerHalt } from './createFollowerHalt.ts';
 import type { HeadWatcher } from './createHeadWatcher.ts';
 import { createProgressReporter } from './createProgressReporter.ts';
 import type { Rpc } from './createRpc.ts';
@@ -42,17 +44,22 @@ export interface FollowerOptions {
   /** Blocks kept for reorg detection (follower_blocks). */
   reorgWindow: number;
   progressIntervalMs: number;
+  /** While halted (another chain, a reorg deeper than the window): how often to look again (default 30 s). */
+  haltRecheckMs?: number;
 }
 
 export interface ChainFollower {
   /** Follows until the signal aborts; the in-flight batch is finished (published and checkpointed) first. */
   run(signal: AbortSignal): Promise<void>;
-  status(): { checkpoint: number; head: number };
+  /** `halt`: why following stopped (readiness reports it), null while following. */
+  status(): { checkpoint: number; head: number; halt: Halt | null };
 }
 
 /**
  * The follow loop: backfill in batches, then follow the head; publish `removed` (newest first)
  * before a new branch, `confirmed` at depth; the checkpoint advances only after Kafka acked.
+ * A node that serves another chain (its genesis block is not the checkpoint's) or a reorg deeper
+ * than the kept blocks halts following with an alarm (createFollowerHalt) until it clears.
  */
 export function createChainFollower(deps: {
   rpc: Rpc;
@@ -96,8 +103,12 @@ export function createChainFollower(deps: {
     transactions: o.backfillFetchTransactions,
     traces: o.backfillFetchTransactions && o.fetchTraces,
   };
+  const halt = createFollowerHalt({ logger: log, metrics: deps.metrics, chainId: o.chainId });
   let checkpoint = o.startBlock - 1;
   let head = 0;
+  // The genesis hash stored with the checkpoint, and the node's once it was found to be the same chain.
+  let storedGenesis: string | null = null;
+  let genesis: string | null = null;
   // Backfill reads the next range while the current one is published (one range ahead at most).
   let prefetched: { from: number; to: number; blocks: Promise<FetchedBlock[]> } | null = null;
 
@@ -153,6 +164,54 @@ export function createChainFollower(deps: {
     );
   }
 
+  /** The durable state into memory, replacing what was there (an operator may have reset it meanwhile). */
+  async function loadState() {
+    const state = await loadFollowerState(deps.pool, o.chainId);
+    prefetched = null;
+    chain.truncateAbove(-1);
+    enricher.forgetAbove(-1);
+    unconfirmedBodies.clear();
+    chain.add(state.blocks);
+    checkpoint = state.checkpoint ? state.checkpoint.number : o.startBlock - 1;
+    storedGenesis = state.genesisHash;
+    return state;
+  }
+
+  /** Throws ChainMismatchError when the node's chain is not the one the checkpoint belongs to. */
+  async function verifyChain() {
+    const oldest = chain.oldest();
+    genesis = await verifyChainIdentity({
+      chainId: o.chainId,
+      storedGenesis,
+      oldestKept: oldest === undefined ? undefined : chain.get(oldest),
+      fetchHeader: (n) => fetcher.fetchHeader(n),
+    });
+  }
+
+  /** Before following (at start, after a halt): same chain, no reorg deeper than the window, no stale intents. */
+  async function prepare() {
+    await loadState();
+    await verifyChain();
+    if (halt.current()?.kind === 'deep-reorg') {
+      const tip = chain.tip();
+      const theirs = tip && (await fetcher.fetchHeader(tip.number));
+      // Throws DeepReorgError again while the node has none of the kept blocks.
+      if (tip && theirs?.hash !== tip.hash) await handleReorg(tip.number);
+    }
+    await reconcileIntents();
+  }
+
+  /** A deep reorg seen against another chain is that chain's fault: say which it is. */
+  async function classify(err: DeepReorgError | ChainMismatchError): Promise<[HaltKind, Error]> {
+    if (err instanceof ChainMismatchError) return ['chain-mismatch', err];
+    try {
+      await verifyChain();
+    } catch (mismatch) {
+      if (mismatch instanceof ChainMismatchError) return ['chain-mismatch', mismatch];
+    }
+    return ['deep-reorg', err];
+  }
+
   async function handleReorg(from: number) {
     const fork = await findForkPoint(chain, from, (n) => fetcher.fetchHeader(n));
     await removeAbove(fork, 'parent hash mismatch');
@@ -196,6 +255,8 @@ export function createChainFollower(deps: {
     if (!latest) throw new Error('node returned no latest block');
     head = latest.number;
     progress.lag(head, checkpoint);
+    // A node behind the checkpoint may be lagging, or be another chain (a devnet restarted from genesis).
+    if (head < checkpoint) await verifyChain();
     const ours = chain.get(head);
     if (ours && ours.hash !== latest.hash) return handleReorg(head);
 
@@ -232,7 +293,15 @@ export function createChainFollower(deps: {
     await finishConfirmations(confirmations);
     const last = recorded[recorded.length - 1]!;
     const keepFrom = last.number - o.reorgWindow;
-    await advanceFollowerCheckpoint(deps.pool, o.chainId, { number: last.number, hash: last.hash }, keepFrom);
+    // verifyChain ran before the first step: the genesis is the node's, and the same chain's.
+    const genesisHash = genesis!;
+    await advanceFollowerCheckpoint(
+      deps.pool,
+      o.chainId,
+      { number: last.number, hash: last.hash, genesisHash },
+      keepFrom,
+    );
+    storedGenesis = genesisHash;
     chain.add(recorded);
     chain.pruneBelow(keepFrom);
     if (!backfill) for (const b of enriched.bodies) unconfirmedBodies.set(b.block.hash, b);
@@ -248,24 +317,30 @@ export function createChainFollower(deps: {
   }
 
   return {
-    status: () => ({ checkpoint, head }),
+    status: () => ({ checkpoint, head, halt: halt.current() }),
     async run(signal) {
-      const state = await loadFollowerState(deps.pool, o.chainId);
-      chain.add(state.blocks);
-      if (state.checkpoint) checkpoint = state.checkpoint.number;
-      log.info({ checkpoint, known: state.blocks.length, startBlock: o.startBlock }, 'follower starting');
+      log.info({ startBlock: o.startBlock }, 'follower starting');
       let backoff = 250;
-      let reconciled = false;
+      let prepared = false;
       while (!signal.aborted) {
         try {
-          if (!reconciled) {
-            await reconcileIntents();
-            reconciled = true;
+          if (!prepared) {
+            await prepare();
+            prepared = true;
+            log.info({ checkpoint, known: chain.above(-1).length, genesis }, 'following');
           }
           await step(signal);
+          halt.clear();
           backoff = 250;
         } catch (err) {
-          if (err instanceof DeepReorgError) throw err;
+          if (err instanceof DeepReorgError || err instanceof ChainMismatchError) {
+            // Retrying cannot fix these and exiting would only loop: stay up, alarmed, and look again.
+            const [kind, why] = await classify(err);
+            halt.set(kind, why);
+            prepared = false;
+            await sleep(o.haltRecheckMs ?? 30_000, signal);
+            continue;
+          }
           log.warn({ err, block: checkpoint + 1, retryInMs: backoff }, 'follow step failed; retrying');
           await sleep(backoff, signal);
           backoff = Math.min(backoff * 2, 30_000);

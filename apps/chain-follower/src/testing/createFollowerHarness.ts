@@ -1,6 +1,6 @@
 import { blockEventCodec, createIdempotentProducer, createKafka, ensureTopics } from '@tributary/bus';
 import { type Pool, createPool } from '@tributary/db';
-import { createLogger, createMetrics } from '@tributary/runtime';
+import { type Registry, createLogger, createMetrics } from '@tributary/runtime';
 import { type BlockEvent, TOPICS } from '@tributary/schema';
 import { createTestDatabase, getTestSettings, uniqueName } from '@tributary/testkit';
 import type { Kafka, Producer } from 'kafkajs';
@@ -15,6 +15,7 @@ import { createBlockPublisher } from '../publish/createBlockPublisher.ts';
 
 export interface RunningFollower {
   follower: ChainFollower;
+  metrics: Registry;
   stop(): Promise<void>;
 }
 
@@ -52,21 +53,27 @@ export async function createFollowerHarness(opts: { rpcUrl: string; options?: Pa
     ...opts.options,
   };
 
-  function startFollower(overrides: Partial<FollowerOptions> = {}): RunningFollower {
+  /** A follower on the harness's node, or on another (`rpcUrl`) with the same state and topic. */
+  function startFollower(
+    overrides: Partial<FollowerOptions> = {},
+    node: { rpcUrl?: string } = {},
+  ): RunningFollower {
     const heads = createHeadWatcher({ pollIntervalMs: 50, logger });
+    const metrics = createMetrics('chain-follower-test');
     const follower = createChainFollower({
-      rpc,
+      rpc: node.rpcUrl ? createRpc({ url: node.rpcUrl, timeoutMs: 10_000 }) : rpc,
       pool,
       publisher: createBlockPublisher({ producer, topic, compression: 'gzip' }),
       heads,
       logger,
-      metrics: createMetrics('chain-follower-test'),
+      metrics,
       options: { ...options, ...overrides },
     });
     const controller = new AbortController();
     const running = follower.run(controller.signal);
     return {
       follower,
+      metrics,
       async stop() {
         controller.abort();
         await running;

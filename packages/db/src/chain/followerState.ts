@@ -14,13 +14,15 @@ export interface FollowerBlock {
 export interface FollowerState {
   /** The last block whose events Kafka acknowledged; null before the first. */
   checkpoint: { number: number; hash: string } | null;
+  /** Block 0's hash of the chain the checkpoint belongs to; null before the first (or when stored before it was). */
+  genesisHash: string | null;
   /** Blocks possibly published, oldest first: the recent canonical chain as consumers may have seen it. */
   blocks: FollowerBlock[];
 }
 
 export async function loadFollowerState(pool: Pool, chainId: number): Promise<FollowerState> {
-  const cp = await pool.query<{ block_number: string; block_hash: Buffer }>(
-    'SELECT block_number, block_hash FROM follower_checkpoints WHERE chain_id = $1',
+  const cp = await pool.query<{ block_number: string; block_hash: Buffer; genesis_hash: Buffer | null }>(
+    'SELECT block_number, block_hash, genesis_hash FROM follower_checkpoints WHERE chain_id = $1',
     [chainId],
   );
   const rows = await pool.query<{
@@ -36,6 +38,7 @@ export async function loadFollowerState(pool: Pool, chainId: number): Promise<Fo
   const first = cp.rows[0];
   return {
     checkpoint: first ? { number: Number(first.block_number), hash: hex(first.block_hash) } : null,
+    genesisHash: first?.genesis_hash ? hex(first.genesis_hash) : null,
     blocks: rows.rows.map((r) => ({
       number: Number(r.number),
       hash: hex(r.hash),
@@ -76,19 +79,23 @@ export async function markFollowerBlocksConfirmed(pool: Pool, chainId: number, n
   );
 }
 
-/** Advances the checkpoint (after Kafka acked) and forgets blocks older than keepFrom. */
+/**
+ * Advances the checkpoint (after Kafka acked) with the genesis hash of its chain, and forgets blocks
+ * older than keepFrom.
+ */
 export async function advanceFollowerCheckpoint(
   pool: Pool,
   chainId: number,
-  checkpoint: { number: number; hash: string },
+  checkpoint: { number: number; hash: string; genesisHash: string },
   keepFrom: number,
 ) {
   await withTransaction(pool, async (client) => {
     await client.query(
-      `INSERT INTO follower_checkpoints (chain_id, block_number, block_hash, updated_at) VALUES ($1, $2, $3, now())
+      `INSERT INTO follower_checkpoints (chain_id, block_number, block_hash, genesis_hash, updated_at)
+       VALUES ($1, $2, $3, $4, now())
        ON CONFLICT (chain_id) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
-         updated_at = now()`,
-      [chainId, checkpoint.number, bytes(checkpoint.hash)],
+         genesis_hash = EXCLUDED.genesis_hash, updated_at = now()`,
+      [chainId, checkpoint.number, bytes(checkpoint.hash), bytes(checkpoint.genesisHash)],
     );
     await client.query('DELETE FROM follower_blocks WHERE chain_id = $1 AND number < $2', [
       chainId,

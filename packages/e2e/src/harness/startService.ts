@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -7,6 +7,22 @@ import { fileURLToPath } from 'node:url';
 export type AppName = 'chain-follower' | 'projector' | 'gateway' | 'stream-matcher' | 'webhook-sender';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const EXIT_WITH_PARENT = fileURLToPath(new URL('./exitWithParent.mjs', import.meta.url));
+
+/** Every service this process started and that has not exited yet. */
+const alive = new Set<ChildProcess>();
+
+/** SIGKILLs every service this process started that is still running (a test that failed before its own cleanup). */
+export function killRunningServices(): void {
+  for (const child of alive) child.kill('SIGKILL');
+}
+
+// A test file that ends leaves none of its services behind, whatever its own hooks did. (vitest can
+// only be imported inside its runner: a script may use this module too.)
+if (process.env['VITEST']) {
+  const { afterAll } = await import('vitest');
+  afterAll(killRunningServices);
+}
 
 export interface ExitInfo {
   code: number | null;
@@ -29,7 +45,9 @@ export interface RunningService {
 /**
  * Spawns one app with exactly the given environment (on top of PATH and HOME), appends its stdout
  * and stderr to `logFile`, and resolves once GET /readyz answers 200. Fails with the log's tail
- * when the process exits first or is not ready within `readyTimeoutMs`.
+ * when the process exits first or is not ready within `readyTimeoutMs`. The app never outlives
+ * this process: it stops when its stdin pipe from here closes (exitWithParent.mjs), which the
+ * kernel does when this process dies, even by SIGKILL.
  */
 export async function startService(opts: {
   app: AppName;
@@ -39,23 +57,30 @@ export async function startService(opts: {
   readyTimeoutMs?: number;
 }): Promise<RunningService> {
   const cwd = join(REPO_ROOT, 'apps', opts.app);
-  const log = createWriteStream(opts.logFile, { flags: 'a' });
-  log.write(`\n===== ${new Date().toISOString()} start ${opts.app} on port ${opts.port}\n`);
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd,
-    env: { ...baseEnv(), ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  // A test worker that dies takes its services with it.
+  appendFileSync(
+    opts.logFile,
+    `\n===== ${new Date().toISOString()} start ${opts.app} on port ${opts.port}\n`,
+  );
+  // The app writes its log itself: its last lines are kept even when this process died first.
+  const log = openSync(opts.logFile, 'a');
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', EXIT_WITH_PARENT, 'src/main.ts'],
+    { cwd, env: { ...baseEnv(), ...opts.env }, stdio: ['pipe', log, log] },
+  );
+  closeSync(log);
+  alive.add(child);
+  // A test worker that exits takes its services with it (one that is killed: exitWithParent.mjs).
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
-  child.stdout?.pipe(log, { end: false });
-  child.stderr?.pipe(log, { end: false });
   const exited = new Promise<ExitInfo>((resolve) => {
-    // 'close' comes after the process exited and its pipes drained.
     child.once('close', (code, signal) => {
+      alive.delete(child);
       process.off('exit', killOnExit);
-      log.end(`===== ${new Date().toISOString()} ${opts.app} exited code=${code} signal=${signal}\n`);
+      appendFileSync(
+        opts.logFile,
+        `===== ${new Date().toISOString()} ${opts.app} exited code=${code} signal=${signal}\n`,
+      );
       resolve({ code, signal });
     });
   });

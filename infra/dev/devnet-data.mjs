@@ -1,0 +1,125 @@
+// For `npm start`: is the devnet that anvil serves the chain PostgreSQL indexed? Compares block 0's
+// hash with the genesis hash the follower stored with its checkpoint (a checkpoint stored before that
+// column existed: its block's hash). When the devnet is new (anvil started without its state file, or
+// from another one), the indexed data is of a chain that no longer exists: this drops and recreates
+// the database and deletes the Kafka topics and the consumer groups that read them, so that every
+// service starts over on the new chain. Redis' webhook queue is cleared by the caller (redis-cli).
+//   DATABASE_URL KAFKA_BROKERS RPC_URL [CHAIN_ID] [KAFKA_TOPIC_PREFIX] node infra/dev/devnet-data.mjs
+// Says what it found on stderr; prints `kept`, `fresh` (nothing indexed yet) or `reset` on stdout.
+import { createRequire } from 'node:module';
+
+// pg and kafkajs are dependencies of @tributary/testkit; resolved from there (this script sits outside any package).
+const require = createRequire(new URL('../../packages/testkit/package.json', import.meta.url));
+const pg = require('pg');
+const { Kafka, logLevel } = require('kafkajs');
+
+const env = (name, fallback) => {
+  const value = process.env[name] ?? fallback;
+  if (value === undefined) throw new Error(`${name} is required`);
+  return value;
+};
+const databaseUrl = env('DATABASE_URL');
+const rpcUrl = env('RPC_URL');
+const brokers = env('KAFKA_BROKERS').split(',');
+const chainId = Number(env('CHAIN_ID', '31337'));
+const prefix = env('KAFKA_TOPIC_PREFIX', '');
+// As packages/schema's TOPICS.
+const topics = [`${prefix}evm.blocks.v1`, `${prefix}streams.changes.v1`];
+const say = (line) => process.stderr.write(`[start] ${line}\n`);
+
+async function blockHash(number) {
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_getBlockByNumber',
+      params: [`0x${number.toString(16)}`, false],
+    }),
+  });
+  const body = await res.json();
+  if (body.error) throw new Error(`eth_getBlockByNumber: ${body.error.message}`);
+  return body.result?.hash ?? null;
+}
+
+async function indexedChain() {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT block_number, '0x' || encode(block_hash, 'hex') AS block_hash,
+              '0x' || encode(genesis_hash, 'hex') AS genesis_hash
+       FROM follower_checkpoints WHERE chain_id = $1`,
+      [chainId],
+    );
+    return rows[0] ?? null;
+  } finally {
+    await client.end();
+  }
+}
+
+async function recreateDatabase() {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const quoted = `"${name.replaceAll('"', '""')}"`;
+    await client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${quoted}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Deletes the block and stream-change topics and every consumer group with offsets on them. */
+async function resetKafka() {
+  const kafka = new Kafka({ clientId: 'tributary-devnet-data', brokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = (await admin.listTopics()).filter((t) => topics.includes(t));
+    const groups = [];
+    if (existing.length > 0) {
+      for (const { groupId } of (await admin.listGroups()).groups) {
+        const offsets = await admin.fetchOffsets({ groupId, topics: existing });
+        if (offsets.some((t) => t.partitions.some((p) => Number(p.offset) >= 0))) groups.push(groupId);
+      }
+    }
+    if (groups.length > 0) await admin.deleteGroups(groups);
+    if (existing.length > 0) await admin.deleteTopics({ topics: existing, timeout: 30_000 });
+    return { topics: existing, groups };
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+const genesis = await blockHash(0);
+if (!genesis) throw new Error(`${rpcUrl} returned no genesis block`);
+const indexed = await indexedChain();
+let same = null;
+if (!indexed) {
+  say(`devnet: nothing indexed yet; following the devnet (genesis ${genesis}) from its first block`);
+  console.log('fresh');
+} else {
+  same = indexed.genesis_hash
+    ? indexed.genesis_hash === genesis
+    : (await blockHash(Number(indexed.block_number))) === indexed.block_hash;
+  if (same) {
+    say(`devnet: kept (genesis ${genesis}); the indexed data continues from block ${indexed.block_number}`);
+    console.log('kept');
+  } else {
+    const was = indexed.genesis_hash ? `the chain with genesis ${indexed.genesis_hash}` : 'another chain';
+    say(
+      `devnet: new (genesis ${genesis}; PostgreSQL held ${was}, up to block ${indexed.block_number}): starting the data afresh`,
+    );
+    await recreateDatabase();
+    const kafka = await resetKafka();
+    say(
+      `devnet: database recreated; Kafka topics deleted: ${kafka.topics.join(', ') || 'none'}; consumer groups deleted: ${kafka.groups.join(', ') || 'none'}`,
+    );
+    console.log('reset');
+  }
+}
