@@ -23,6 +23,8 @@ export interface ChaosOptions {
   receiverLatencyMs: number;
   /** How long to wait for everything to arrive after the last kill. */
   settleTimeoutMs: number;
+  /** What may be killed (default: every app and every server). */
+  targets?: readonly Target[];
   log: (line: string) => void;
 }
 
@@ -41,7 +43,7 @@ export interface ChaosReport {
   ok: boolean;
 }
 
-type Target = AppName | ServerName;
+export type Target = AppName | ServerName;
 
 /**
  * The chaos run: the whole stack, `events` Transfer logs driven in blocks of `logsPerTx` over
@@ -67,7 +69,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     o.log(`streams ${streams.map((s) => s.id).join(', ')} from block ${streams[0]?.fromBlock}`);
 
     const txs = Math.ceil(o.events / o.logsPerTx);
-    const kills = planKills(o.kills, o.seconds * 1_000);
+    const kills = planKills(o.kills, o.seconds * 1_000, o.targets);
     const killCount: Record<string, number> = {};
     let lastRestartAt = Date.now();
     const started = Date.now();
@@ -157,8 +159,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 }
 
 /** Kill moments spread at random over 5%..90% of the run; the first targets are every one once. */
-export function planKills(n: number, durationMs: number): { at: number; target: Target }[] {
-  const all: Target[] = [...APP_NAMES, ...SERVER_NAMES];
+export function planKills(
+  n: number,
+  durationMs: number,
+  among: readonly Target[] = [...APP_NAMES, ...SERVER_NAMES],
+): { at: number; target: Target }[] {
+  const all = [...among];
   const targets = shuffle(all).slice(0, Math.min(n, all.length));
   while (targets.length < n) targets.push(all[Math.floor(Math.random() * all.length)]!);
   const times = Array.from({ length: n }, () => durationMs * (0.05 + Math.random() * 0.85)).sort(
