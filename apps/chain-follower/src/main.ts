@@ -63,8 +63,11 @@ health.addCheck('rpc', async () => {
   await rpc.client.getBlockNumber({ cacheTime: 0 });
 });
 
-await ensureTopics(kafka, [{ topic, numPartitions: env.KAFKA_TOPIC_PARTITIONS }]);
-await producer.connect();
+await serveOps(service, env.OPS_HOST, env.OPS_PORT);
+await service.untilUp('kafka (topics)', () =>
+  ensureTopics(kafka, [{ topic, numPartitions: env.KAFKA_TOPIC_PARTITIONS }]),
+);
+await service.untilUp('kafka (producer)', () => producer.connect());
 const follower = createChainFollower({
   rpc,
   pool,
@@ -112,5 +115,4 @@ shutdown.register('follower-drain', 'drain', () => running);
 shutdown.register('pg', 'close', () => pool.end());
 shutdown.register('kafka-producer', 'close', () => producer.disconnect());
 shutdown.register('heads', 'close', () => heads.close());
-await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 logger.info({ chainId: env.CHAIN_ID, topic, confirmations }, 'ready');

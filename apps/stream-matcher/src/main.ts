@@ -25,11 +25,6 @@ const deadLetters = new Counter({
   labelNames: ['consumer', 'topic'],
   registers: [metrics],
 });
-/** Crash-only: a matcher that cannot go on exits non-zero, within the shutdown deadline, for its supervisor. */
-const exitForRestart = (reason: string) => {
-  setTimeout(() => process.exit(1), env.SHUTDOWN_DEADLINE_MS).unref();
-  void shutdown.run(reason).finally(() => process.exit(1));
-};
 
 const matcher = createMatcher({
   pool,
@@ -47,7 +42,8 @@ const matcher = createMatcher({
     concurrency: env.RPC_CONCURRENCY,
   }),
   watchdog: { stallMs: env.WATCHDOG_STALL_MS, exitAfterMs: env.WATCHDOG_EXIT_MS },
-  onFatal: (reason) => exitForRestart(reason),
+  // Crash-only: a matcher that cannot go on exits, asking its supervisor for a restart.
+  onFatal: (reason, err) => shutdown.fail(reason, err),
   onDeadLetter: (letter) => deadLetters.inc({ consumer: 'stream-matcher', topic: letter.topic }),
 });
 health.addCheck('matcher', () => matcher.checkReady());
@@ -58,5 +54,5 @@ await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 shutdown.register('kafka-consumers', 'intake', () => matcher.stopIntake());
 shutdown.register('kafka-and-queue', 'close', () => matcher.close());
 shutdown.register('postgres', 'close', () => pool.end());
-await matcher.start();
+await matcher.start(service.untilUp);
 logger.info('ready');

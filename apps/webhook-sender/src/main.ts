@@ -31,7 +31,6 @@ const producer = kafka.producer({
   allowAutoTopicCreation: true,
   createPartitioner: Partitioners.DefaultPartitioner,
 });
-await producer.connect();
 const publishStatus = createStatusPublisher(producer, env.KAFKA_TOPIC_PREFIX);
 
 const worker = createDeliveryWorker({
@@ -91,6 +90,8 @@ health.addCheck('postgres', async () => {
   await pool.query('SELECT 1');
 });
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
+// Status changes reach the matchers through Kafka; deliveries need only Redis and PostgreSQL.
+await service.untilUp('kafka (producer)', () => producer.connect());
 
 // worker.close() waits for in-flight attempts; the shutdown deadline bounds it.
 shutdown.register('worker', 'intake', async () => {

@@ -3,6 +3,8 @@ import type { Registry } from 'prom-client';
 import { type Health, createHealth } from './createHealth.ts';
 import { createLogger } from './createLogger.ts';
 import { createMetrics } from './createMetrics.ts';
+import { createOutageLog } from './createOutageLog.ts';
+import { retryUntilDone } from './retryUntilDone.ts';
 import { type Shutdown, createShutdown } from './createShutdown.ts';
 import { type OpsServer, startOpsServer } from './startOpsServer.ts';
 
@@ -11,6 +13,13 @@ export interface Service {
   metrics: Registry;
   health: Health;
   shutdown: Shutdown;
+  /**
+   * Runs a start-up step that needs a server (PostgreSQL, Kafka, Redis) until it succeeds, with
+   * backoff and one log line per outage, instead of crashing a service started while that server
+   * is away; gives up only when the service is asked to stop. Serve the ops endpoints first, so
+   * /readyz says what is missing meanwhile.
+   */
+  untilUp<T>(what: string, step: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -33,7 +42,9 @@ export function bootService(opts: { name: string; logLevel: string; shutdownDead
   // tells the supervisor a restart can help) rather than running on in an unknown state.
   process.on('unhandledRejection', (reason) => shutdown.fail('unhandled rejection', reason));
   process.on('uncaughtException', (err) => shutdown.fail('uncaught exception', err));
-  return { logger, metrics, health, shutdown };
+  const untilUp = <T>(what: string, step: () => Promise<T>) =>
+    retryUntilDone(step, { outage: createOutageLog(logger, what), signal: shutdown.signal });
+  return { logger, metrics, health, shutdown, untilUp };
 }
 
 /** Serves /healthz, /readyz and /metrics and registers its close as the last intake step. */

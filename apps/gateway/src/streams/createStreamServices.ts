@@ -5,6 +5,7 @@ import type { Pool } from '@tributary/db';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { Partitioners } from 'kafkajs';
+import { createOutageLog, retryUntilDone } from '@tributary/runtime';
 import type { Logger } from 'pino';
 import { createCursorCodec } from '../cursor/createCursorCodec.ts';
 import { createStreamChangePublisher } from './publishStreamChange.ts';
@@ -47,7 +48,15 @@ export async function createStreamServices(opts: {
     maxInFlightRequests: 1,
     createPartitioner: Partitioners.DefaultPartitioner,
   });
-  await producer.connect();
+  // The data interface does not need Kafka: the gateway serves while the producer connects (with
+  // backoff, one log line per outage); a stream change meanwhile waits for it.
+  const stopping = new AbortController();
+  const connected = retryUntilDone(() => producer.connect(), {
+    outage: createOutageLog(opts.logger, 'kafka (stream change producer)'),
+    signal: stopping.signal,
+  });
+  connected.catch(() => undefined); // only given up when the gateway stops
+  const publish = createStreamChangePublisher(producer, env.KAFKA_TOPIC_PREFIX);
   const deliveryQueue = new Queue(WEBHOOK_QUEUE, {
     connection: { url: env.REDIS_URL, maxRetriesPerRequest: null },
     prefix: env.WEBHOOK_QUEUE_PREFIX,
@@ -57,13 +66,17 @@ export async function createStreamServices(opts: {
       pool: opts.pool,
       chains: opts.chains,
       cursors: createCursorCodec(opts.cursorSecret),
-      publishChange: createStreamChangePublisher(producer, env.KAFKA_TOPIC_PREFIX),
+      publishChange: async (change) => {
+        await connected;
+        await publish(change);
+      },
       deliveryQueue,
       allowPrivateWebhookUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS,
       testWebhookTimeoutMs: env.TEST_WEBHOOK_TIMEOUT_MS,
       logger: opts.logger,
     },
     close: async () => {
+      stopping.abort();
       await Promise.allSettled([producer.disconnect(), deliveryQueue.close()]);
     },
   };

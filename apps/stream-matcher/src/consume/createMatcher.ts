@@ -39,7 +39,8 @@ export interface MatcherOptions {
 }
 
 export interface Matcher {
-  start(): Promise<void>;
+  /** `untilUp` repeats a start-up step that needs Kafka or PostgreSQL until it succeeds. */
+  start(untilUp?: <T>(what: string, step: () => Promise<T>) => Promise<T>): Promise<void>;
   /** Stops consuming (offsets of finished messages are committed by kafkajs). */
   stopIntake(): Promise<void>;
   close(): Promise<void>;
@@ -133,28 +134,30 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   let isReady = false;
 
   return {
-    async start() {
-      const admin = kafka.admin();
-      await admin.connect();
-      try {
-        await admin.createTopics({
-          topics: [{ topic: changesTopic }, { topic: blocksTopic }, { topic: deadLetterTopic }],
-          waitForLeaders: true,
-        });
-      } finally {
-        await admin.disconnect();
-      }
-      const startOffsets = await fetchEndOffsets(kafka, changesTopic);
-      await store.loadAll();
+    async start(untilUp = <T>(_what: string, step: () => Promise<T>) => step()) {
+      await untilUp('kafka (topics)', async () => {
+        const admin = kafka.admin();
+        await admin.connect();
+        try {
+          await admin.createTopics({
+            topics: [{ topic: changesTopic }, { topic: blocksTopic }, { topic: deadLetterTopic }],
+            waitForLeaders: true,
+          });
+        } finally {
+          await admin.disconnect();
+        }
+      });
+      const startOffsets = await untilUp('kafka (offsets)', () => fetchEndOffsets(kafka, changesTopic));
+      await untilUp('postgres (streams)', () => store.loadAll());
       await opts.afterStreamsLoaded?.();
 
-      await producer.connect();
+      await untilUp('kafka (producer)', () => producer.connect());
       for (const consumer of [changes, blocks]) {
         consumer.on(consumer.events.CRASH, ({ payload }) => {
           if (!payload.restart) fatal('a Kafka consumer crashed and will not restart', payload.error);
         });
       }
-      await changes.connect();
+      await untilUp('kafka (change consumer)', () => changes.connect());
       await changes.subscribe({ topic: changesTopic, fromBeginning: false });
       await changes.run({
         eachMessage: async ({ message, partition, heartbeat }) => {
@@ -178,7 +181,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
         changes.seek({ topic: changesTopic, partition, offset });
       }
 
-      await blocks.connect();
+      await untilUp('kafka (block consumer)', () => blocks.connect());
       await blocks.subscribe({ topic: blocksTopic, fromBeginning: true });
       await blocks.run({
         // The offset of a block is committed only after eachMessage resolved: after its delivery
