@@ -66,6 +66,10 @@ export const envSchema = z.object({
    */
   RELAY_INTERVAL_MS: envInt(2_000, 100),
   RELAY_GRACE_MS: envInt(5_000, 0),
+  /** Jobs waiting and none finished for this long: not ready (the watchdog)... */
+  WATCHDOG_STALL_MS: envInt(60_000, 1_000),
+  /** ...and for this long: the sender exits, for its supervisor to start it afresh. */
+  WATCHDOG_EXIT_MS: envInt(180_000, 1_000),
   ...webhookUrlEnv,
 });
 export type Env = z.infer<typeof envSchema>;

@@ -1,6 +1,6 @@
 import { createKafka } from '@tributary/bus';
 import { createPool } from '@tributary/db';
-import { Counter, bootService, serveOps } from '@tributary/runtime';
+import { Counter, bootService, createProgressWatchdog, serveOps } from '@tributary/runtime';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -33,6 +33,21 @@ const producer = kafka.producer({
 });
 const publishStatus = createStatusPublisher(producer, env.KAFKA_TOPIC_PREFIX);
 
+const deadLetters = new Counter({
+  name: 'tributary_dead_letters_total',
+  help: 'Messages or jobs a consumer could not process (bad JSON, schema failure), set aside with the reason',
+  labelNames: ['consumer', 'topic'],
+  registers: [metrics],
+});
+// Jobs waiting and none finished for WATCHDOG_STALL_MS: not ready; for WATCHDOG_EXIT_MS: exit for a restart.
+const watchdog = createProgressWatchdog({
+  name: 'delivery worker',
+  logger,
+  stallMs: env.WATCHDOG_STALL_MS,
+  exitAfterMs: env.WATCHDOG_EXIT_MS,
+  backlog: () => relayQueue.getWaitingCount(),
+  onStalled: (reason) => shutdown.fail(reason, new Error(reason)),
+});
 const worker = createDeliveryWorker({
   pool,
   logger,
@@ -49,6 +64,8 @@ const worker = createDeliveryWorker({
   stalledIntervalMs: env.STALLED_INTERVAL_MS,
   maxStalledCount: env.MAX_STALLED_COUNT,
   queueSizeMaxAgeMs: env.QUEUE_SIZE_MAX_AGE_MS,
+  onPoisonJob: () => deadLetters.inc({ consumer: 'webhook-sender', topic: 'bullmq:webhooks' }),
+  onJobDone: () => watchdog.progress(),
 });
 const stopSweep = startTerminationSweep({
   pool,
@@ -83,6 +100,7 @@ health.addCheck('redis', async () => {
 health.addCheck('relay', () => {
   if (!relay.healthy()) throw new Error('the outbox relay could not complete its last pass');
 });
+health.addCheck('watchdog', () => watchdog.check());
 health.addCheck('worker', () => {
   if (!worker.isRunning()) throw new Error('worker not running');
 });
@@ -96,6 +114,7 @@ await service.untilUp('kafka (producer)', () => producer.connect());
 // worker.close() waits for in-flight attempts; the shutdown deadline bounds it.
 shutdown.register('worker', 'intake', async () => {
   stopSweep();
+  watchdog.stop();
   await relay.stop();
   await worker.close();
 });

@@ -110,4 +110,16 @@ describe('the queue lost with Redis', () => {
       [retrying]: ['delivered', `${retrying}_relay`],
     });
   }, 90_000);
+
+  it('a poison job is failed once, with the reason, and not retried', async () => {
+    await queue.add('deliver', { v: 9, what: 'not a webhook job' }, { jobId: 'poison', attempts: 1_000_000 });
+    await until(
+      async () => (await queue.getJobState('poison')) === 'failed',
+      'the poison job to fail',
+      20_000,
+    );
+    const job = await queue.getJob('poison');
+    expect(job?.attemptsMade).toBe(1);
+    expect(job?.failedReason).toMatch(/^invalid job data: /);
+  });
 });

@@ -7,7 +7,7 @@ import {
 } from '@tributary/webhooks';
 import { setDeliveryJobs } from '@tributary/db';
 import { createOutageLog } from '@tributary/runtime';
-import { DelayedError, type Job, Queue, Worker } from 'bullmq';
+import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { type AttemptDeps, attemptDelivery, createDeliveryStore, slowEndpointMs } from './attemptDelivery.ts';
 import { createEndpointSlots } from './createEndpointSlots.ts';
 
@@ -48,6 +48,10 @@ export function createDeliveryWorker(
     maxStalledCount: number;
     /** How old an `x-queue-size` count may be before it is counted again. */
     queueSizeMaxAgeMs: number;
+    /** A job whose data is not a webhook job was dropped (for the metrics). */
+    onPoisonJob?: (reason: string) => void;
+    /** A job finished or an attempt failed: the watchdog's progress. */
+    onJobDone?: () => void;
   },
 ): DeliveryWorker {
   const schedule = deps.retryScheduleMs;
@@ -162,7 +166,16 @@ export function createDeliveryWorker(
   const worker = new Worker(
     WEBHOOK_QUEUE,
     async (job: Job, token?: string) => {
-      const data = webhookJob.parse(job.data);
+      const parsed = webhookJob.safeParse(job.data);
+      if (!parsed.success) {
+        // A poison job (not one of ours, or from an incompatible version): failed for good, said
+        // and counted. Its delivery, if any, is still pending in PostgreSQL: the relay enqueues it anew.
+        const reason = `invalid job data: ${parsed.error.issues[0]?.message ?? 'schema'}`;
+        deps.logger.error({ jobId: job.id, name: job.name, reason }, 'poison job dropped');
+        deps.onPoisonJob?.(reason);
+        throw new UnrecoverableError(reason);
+      }
+      const data = parsed.data;
       try {
         const result = await (data.v === 1
           ? deliverOne(job, data, token)
@@ -200,7 +213,12 @@ export function createDeliveryWorker(
   const redisOutage = createOutageLog(deps.logger, 'redis (webhook queue)');
   worker.on('error', (err) => redisOutage.failed(err));
   worker.on('ready', () => redisOutage.ok());
-  worker.on('completed', () => redisOutage.ok());
+  worker.on('completed', () => {
+    redisOutage.ok();
+    deps.onJobDone?.();
+  });
+  // A failed attempt (the receiver's failure, retried on schedule) is progress too.
+  worker.on('failed', () => deps.onJobDone?.());
   return {
     isRunning: () => worker.isRunning(),
     close: async () => {
