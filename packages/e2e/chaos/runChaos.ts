@@ -1,6 +1,7 @@
 import type { Pool } from '@tributary/db';
 import { bulkTransferEmitterAbi } from '@tributary/contracts';
-import type { PublicClient } from 'viem';
+import type { DevnetClient } from '@tributary/devnet';
+import type { Hash, PublicClient } from 'viem';
 import { type WebhookCounts, countWebhooks } from './countWebhooks.ts';
 import { type TableCount, compareTablesWithChain } from './compareTablesWithChain.ts';
 import { createChaosStreams } from './createChaosStreams.ts';
@@ -86,7 +87,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
           functionName: 'emitTransfers',
           args: [`0x${(0x100000 + i * 0x1000).toString(16).padStart(40, '0')}`, BigInt(count), BigInt(i + 1)],
         });
-        await stack.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+        await waitIncluded(stack.client, hash, o.log);
         events += count;
         if (i % 50 === 49) o.log(`driven ${events} events in ${i + 1} blocks`);
       }
@@ -192,6 +193,23 @@ async function waitBackAtHead(
     await sleep(500);
   }
   return null;
+}
+
+/**
+ * Waits for a transaction's receipt. On this shared machine under the chaos load, anvil's
+ * automine once left a transaction pending for minutes: after 30 s a block is mined by hand.
+ */
+async function waitIncluded(client: DevnetClient, hash: Hash, log: (line: string) => void): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.waitForTransactionReceipt({ hash, pollingInterval: 100, timeout: 30_000 });
+      return;
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      log(`transaction ${hash} not included after 30 s: mining a block`);
+      await client.request({ method: 'anvil_mine' as never, params: ['0x1'] as never });
+    }
+  }
 }
 
 function shuffle<T>(list: readonly T[]): T[] {
