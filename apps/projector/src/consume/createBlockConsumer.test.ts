@@ -156,4 +156,71 @@ describe('createBlockConsumer', () => {
     ].sort((x, y) => x.owner.localeCompare(y.owner));
     expect(balances).toEqual(expected);
   });
+
+  it('starts a chunk only after the one before wrote its rows: the same block in two chunks never stalls', async () => {
+    const { pool, projector } = await freshDatabase();
+    // The first statement inserting blocks is slow: the chunk after (the same block, confirmed)
+    // would otherwise insert it first and wait for the first chunk, which waits for its rows.
+    await pool.query(`
+      CREATE SEQUENCE block_inserts;
+      CREATE FUNCTION slow_first() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('block_inserts') = 1 THEN PERFORM pg_sleep(1); END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER slow_first BEFORE INSERT ON blocks FOR EACH STATEMENT EXECUTE FUNCTION slow_first();`);
+    const { kafka, kafkaAdmin, topic, groupId } = await freshTopic([
+      { ...block(0), type: 'new' },
+      block(0),
+      block(1),
+    ]);
+    const consumer = createBlockConsumer({
+      kafka,
+      topic,
+      groupId,
+      projector,
+      logger: createLogger('consumer-test', 'silent'),
+      maxTransactionBytes: 1,
+    });
+    await consumer.start();
+    try {
+      await until(
+        'offsets committed to the end',
+        async () => {
+          const [offsets] = await kafkaAdmin.fetchOffsets({ groupId, topics: [topic] });
+          return offsets?.partitions[0]?.offset === '3';
+        },
+        20_000,
+      );
+    } finally {
+      await consumer.stop();
+    }
+    const { rows } = await pool.query('SELECT number, confirmed FROM blocks ORDER BY number');
+    expect(rows).toEqual([
+      { number: '0', confirmed: true },
+      { number: '1', confirmed: true },
+    ]);
+  });
 });
+
+async function freshTopic(events: BlockEvent[]) {
+  const id = randomBytes(4).toString('hex');
+  const topic = `test-consumer-${id}`;
+  const groupId = `test-consumer-${id}`;
+  const kafka = createKafka({ brokers: BROKERS, clientId: `test-${id}` });
+  const kafkaAdmin = kafka.admin();
+  await kafkaAdmin.connect();
+  cleanups.push(async () => {
+    await kafkaAdmin.deleteTopics({ topics: [topic] }).catch(() => {});
+    await kafkaAdmin.disconnect();
+  });
+  await kafkaAdmin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  await producer.send({
+    topic,
+    messages: events.map((e) => ({ key: '31337', value: blockEventCodec.encode(e) })),
+  });
+  await producer.disconnect();
+  return { kafka, kafkaAdmin, topic, groupId };
+}

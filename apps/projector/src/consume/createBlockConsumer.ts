@@ -76,22 +76,27 @@ export function createBlockConsumer(deps: {
     messages: KafkaMessage[],
     events: BlockEvent[],
     previous: Promise<void>,
-  ): Promise<void> {
+  ): { done: Promise<void>; begun: Promise<void> } {
     const started = Date.now();
     const commit = async () => {
       const last = messages[messages.length - 1]!;
       await consumer.commitOffsets([{ topic, partition, offset: (BigInt(last.offset) + 1n).toString() }]);
     };
     if (events.some((e) => e.type === 'removed')) {
-      return (async () => {
+      const done = (async () => {
         await previous;
         const out = await deps.projector.projectBatch(events);
         logBatch(partition, messages, events, started, out);
         await commit();
       })();
+      return { done, begun: settled(done) };
     }
-    const begun = deps.projector.startBatch(events);
-    return (async () => {
+    // The previous chunk's rows must be written first: this chunk's inserts of the same blocks
+    // then wait for its commit. Begun before it, they would make it wait for this chunk, which
+    // waits for it to commit: a lock wait PostgreSQL cannot see as a deadlock, a silent stall.
+    const begun = previousBegun.then(() => deps.projector.startBatch(events));
+    previousBegun = settled(begun);
+    const done = (async () => {
       let batch: StartedBatch;
       try {
         batch = await begun;
@@ -109,10 +114,13 @@ export function createBlockConsumer(deps: {
       logBatch(partition, messages, events, started, out);
       await commit();
     })();
+    return { done, begun: previousBegun };
   }
 
   // The chain of chunk transactions in flight (at most two), across fetches.
   let tail: Promise<void> = Promise.resolve();
+  // Settles once the last chunk started has written its new rows (a removal: once it is done).
+  let previousBegun: Promise<void> = Promise.resolve();
   let stopping = false;
   // Per partition: the first offset whose chunk has not committed (where a failure seeks back to).
   const uncommitted = new Map<number, string>();
@@ -168,7 +176,9 @@ export function createBlockConsumer(deps: {
             const last = chunk[chunk.length - 1]!.offset;
             if (!uncommitted.has(partition)) uncommitted.set(partition, first);
             const previous = tail;
-            const current = projectChunk(partition, topic, chunk, events, previous).then(
+            const projected = projectChunk(partition, topic, chunk, events, previous);
+            previousBegun = projected.begun;
+            const current = projected.done.then(
               () => {
                 uncommitted.set(partition, (BigInt(last) + 1n).toString());
               },
@@ -240,6 +250,14 @@ export function splitByBytes(messages: KafkaMessage[], maxBytes: number): KafkaM
       bytes + next <= maxBytes && (chunk === full.length - 1 || bytes + next / 2 <= target),
   );
   return even.length <= full.length ? even : full;
+}
+
+/** Resolves when `p` settles, either way. */
+function settled(p: Promise<unknown>): Promise<void> {
+  return p.then(
+    () => undefined,
+    () => undefined,
+  );
 }
 
 /** Decodes (JSON + schema) one message per turn of the event loop. */

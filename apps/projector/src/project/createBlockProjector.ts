@@ -31,8 +31,10 @@ export interface BlockProjector {
   /**
    * Starts projecting a batch without `removed` events in its own transaction: writes the new
    * blocks' rows (beginBlockSegment) and waits. A later batch may be started while an earlier
-   * one is not finished yet; batches must be finished in order, each after the previous one
-   * committed (or aborted when it failed).
+   * one is not finished yet, but only once the earlier one's startBatch has resolved: otherwise
+   * it may insert a block of the earlier batch first, and the earlier batch's insert then waits
+   * for a transaction that waits for it. Batches must be finished in order, each after the
+   * previous one committed (or aborted when it failed).
    */
   startBatch(events: readonly BlockEvent[]): Promise<StartedBatch>;
 }
