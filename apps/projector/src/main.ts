@@ -1,9 +1,19 @@
-import { createKafka, ensureTopics, topicName } from '@tributary/bus';
+import {
+  DEAD_LETTER_TOPIC,
+  createDeadLetters,
+  createIdempotentProducer,
+  createKafka,
+  createLagProbe,
+  ensureTopics,
+  topicName,
+} from '@tributary/bus';
 import { createPool, migrate } from '@tributary/db';
-import { bootService, serveOps } from '@tributary/runtime';
+import { Counter, bootService, createProgressWatchdog, serveOps } from '@tributary/runtime';
 import { TOPICS } from '@tributary/schema';
 import { createBlockConsumer } from './consume/createBlockConsumer.ts';
 import { loadEnv } from './env.ts';
+import { createOutage } from './health/createOutage.ts';
+import { retryUntilDone } from './health/retryUntilDone.ts';
 import { createBlockProjector } from './project/createBlockProjector.ts';
 
 // Composition root: evm.blocks.v1 -> PostgreSQL query tables.
@@ -15,38 +25,98 @@ const service = bootService({
 });
 const { logger, metrics, health, shutdown } = service;
 
-await migrate(env.DATABASE_URL, (line) => logger.info(line));
+/** Exits non-zero after the shutdown steps: a restart is what helps (a crash, a stall). */
+function exitForRestart(reason: string) {
+  void shutdown.run(reason).finally(() => process.exit(1));
+}
+
+// Failures of the projection's transactions (postgres) and of its offset commits and dead
+// letters (kafka) end when a chunk commits; closed idle connections end when a ping succeeds.
+const outages = {
+  postgres: createOutage({ what: 'postgres', logger }),
+  kafka: createOutage({ what: 'kafka', logger }),
+};
+const pgConnections = createOutage({ what: 'postgres connections', logger });
+health.addCheck('postgres', async () => {
+  await pool.query('SELECT 1');
+  pgConnections.recovered();
+  outages.postgres.check();
+});
+health.addCheck('kafka', () => {
+  if (!consumer.isConnected()) throw new Error('consumer not connected (joining the group, or crashed)');
+  outages.kafka.check();
+});
+
+// PostgreSQL or Kafka may be down when the projector starts: wait for them, logging once.
+await retryUntilDone(pgConnections, shutdown.signal, () =>
+  migrate(env.DATABASE_URL, (line) => logger.info(line)),
+);
 const pool = createPool({
   connectionString: env.DATABASE_URL,
   max: env.DATABASE_POOL_SIZE,
   application: 'projector',
 });
+// An idle connection that PostgreSQL closes (a restart) is reported here; the pool replaces it.
+pool.on('error', (err) => pgConnections.failed(err));
 const kafka = createKafka({
   brokers: env.KAFKA_BROKERS,
   clientId: `${env.KAFKA_CLIENT_ID}-projector`,
   logger,
 });
 const topic = topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.blocks);
-await ensureTopics(kafka, [{ topic }]);
+await retryUntilDone(outages.kafka, shutdown.signal, () =>
+  ensureTopics(kafka, [{ topic }, { topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC) }]),
+);
+const producer = createIdempotentProducer(kafka);
+await retryUntilDone(outages.kafka, shutdown.signal, () => producer.connect());
+
+const deadLettersSent = new Counter({
+  name: 'tributary_dead_letters_total',
+  help: 'messages that could not be processed, stored on the dead-letter topic',
+  labelNames: ['consumer'],
+  registers: [metrics],
+});
+const lagProbe = createLagProbe(kafka, { groupId: env.KAFKA_GROUP_ID, topic });
+const watchdog = createProgressWatchdog({
+  name: 'projector',
+  logger,
+  stallMs: env.WATCHDOG_STALL_MS,
+  exitAfterMs: env.WATCHDOG_EXIT_MS,
+  backlog: () => lagProbe.lag(),
+  onStalled: exitForRestart,
+});
+health.addCheck('progress', () => watchdog.check());
 
 const consumer = createBlockConsumer({
   kafka,
   topic,
   groupId: env.KAFKA_GROUP_ID,
   projector: createBlockProjector({ pool, logger, metrics }),
+  deadLetters: createDeadLetters({
+    producer,
+    topicPrefix: env.KAFKA_TOPIC_PREFIX,
+    consumer: 'projector',
+    onDeadLetter: () => deadLettersSent.inc({ consumer: 'projector' }),
+  }),
   logger,
+  outages,
+  onCommitted: () => {
+    pgConnections.recovered();
+    watchdog.progress();
+  },
+  onFatal: (err) => {
+    logger.fatal({ err }, 'kafka consumer crashed and will not be restarted: exiting for a restart');
+    exitForRestart('kafka consumer crashed');
+  },
   maxBytesPerPartition: env.KAFKA_MAX_BYTES_PER_PARTITION,
   maxTransactionBytes: env.MAX_TRANSACTION_BYTES,
 });
-health.addCheck('postgres', async () => {
-  await pool.query('SELECT 1');
-});
-health.addCheck('kafka', () => {
-  if (!consumer.isConnected()) throw new Error('consumer not connected');
-});
-// consumer.stop() waits for the in-flight batch (its transaction and offset commit), then leaves the group.
+// consumer.stop() waits for the in-flight chunks (their transactions and offset commits), then leaves the group.
 shutdown.register('kafka-consumer', 'intake', () => consumer.stop());
+shutdown.register('watchdog', 'intake', () => watchdog.stop());
+shutdown.register('lag-probe', 'close', () => lagProbe.close());
+shutdown.register('dead-letter-producer', 'close', () => producer.disconnect());
 shutdown.register('pg', 'close', () => pool.end());
-await consumer.start();
+await retryUntilDone(outages.kafka, shutdown.signal, () => consumer.start());
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 logger.info({ topic, groupId: env.KAFKA_GROUP_ID }, 'ready');
