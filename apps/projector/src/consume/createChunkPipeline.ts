@@ -85,9 +85,12 @@ export function createChunkPipeline(deps: {
   const uncommitted = new Map<string, { topic: string; partition: number; offset: string }>();
   const key = (c: Chunk) => `${c.topic}:${c.partition}`;
 
+  // Partitions sought back since the last recover(): once each is enough.
+  const rewound = new Set<string>();
   function rewind(chunk: Chunk) {
     const at = uncommitted.get(key(chunk));
-    if (!at) return;
+    if (!at || rewound.has(key(chunk))) return;
+    rewound.add(key(chunk));
     try {
       deps.seek(at.topic, at.partition, at.offset);
     } catch (err) {
@@ -199,6 +202,7 @@ export function createChunkPipeline(deps: {
       await tail;
       const f = failure;
       failure = undefined;
+      rewound.clear();
       tail = Promise.resolve(true);
       return f;
     },
