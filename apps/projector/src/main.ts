@@ -13,6 +13,7 @@ import { TOPICS } from '@tributary/schema';
 import { createBlockConsumer } from './consume/createBlockConsumer.ts';
 import { loadEnv } from './env.ts';
 import { createOutage } from './health/createOutage.ts';
+import { kafkaClientLogger } from './health/kafkaClientLogger.ts';
 import { retryUntilDone } from './health/retryUntilDone.ts';
 import { createBlockProjector } from './project/createBlockProjector.ts';
 
@@ -42,9 +43,22 @@ health.addCheck('postgres', async () => {
   pgConnections.recovered();
   outages.postgres.check();
 });
-health.addCheck('kafka', () => {
+health.addCheck('kafka', async () => {
   if (!consumer.isConnected()) throw new Error('consumer not connected (joining the group, or crashed)');
-  outages.kafka.check();
+  // kafkajs reconnects by itself and says nothing of it: ask the broker.
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('kafka broker did not answer within 1.5 s')), 1_500);
+  });
+  try {
+    await Promise.race([lagProbe.lag(), timeout]);
+    outages.kafka.recovered();
+  } catch (err) {
+    outages.kafka.check(); // throws what the outage is, when one is known
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
 });
 
 // PostgreSQL or Kafka may be down when the projector starts: wait for them, logging once.
@@ -61,7 +75,7 @@ pool.on('error', (err) => pgConnections.failed(err));
 const kafka = createKafka({
   brokers: env.KAFKA_BROKERS,
   clientId: `${env.KAFKA_CLIENT_ID}-projector`,
-  logger,
+  logger: kafkaClientLogger(logger, outages.kafka),
 });
 const topic = topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.blocks);
 await retryUntilDone(outages.kafka, shutdown.signal, () =>
