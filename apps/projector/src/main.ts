@@ -28,6 +28,12 @@ const { logger, metrics, health, shutdown } = service;
 
 /** Exits non-zero after the shutdown steps: a restart is what helps (a crash, a stall). */
 function exitForRestart(reason: string) {
+  // What stalled may never let the consumer stop (a transaction waiting on a lock): the
+  // deadline exits regardless.
+  setTimeout(() => {
+    logger.error({ deadlineMs: env.SHUTDOWN_DEADLINE_MS }, 'shutdown deadline passed: exiting');
+    process.exit(1);
+  }, env.SHUTDOWN_DEADLINE_MS).unref();
   void shutdown.run(reason).finally(() => process.exit(1));
 }
 
