@@ -8,13 +8,19 @@ import {
   topicName,
 } from '@tributary/bus';
 import { createPool, migrate } from '@tributary/db';
-import { Counter, bootService, createProgressWatchdog, serveOps } from '@tributary/runtime';
+import {
+  Counter,
+  EXIT_CODES,
+  type ProgressWatchdog,
+  bootService,
+  createProgressWatchdog,
+  serveOps,
+} from '@tributary/runtime';
 import { TOPICS } from '@tributary/schema';
 import { createBlockConsumer } from './consume/createBlockConsumer.ts';
 import { loadEnv } from './env.ts';
 import { createOutage } from './health/createOutage.ts';
 import { kafkaClientLogger } from './health/kafkaClientLogger.ts';
-import { retryUntilDone } from './health/retryUntilDone.ts';
 import { createBlockProjector } from './project/createBlockProjector.ts';
 
 // Composition root: evm.blocks.v1 -> PostgreSQL query tables.
@@ -25,17 +31,6 @@ const service = bootService({
   shutdownDeadlineMs: env.SHUTDOWN_DEADLINE_MS,
 });
 const { logger, metrics, health, shutdown } = service;
-
-/** Exits non-zero after the shutdown steps: a restart is what helps (a crash, a stall). */
-function exitForRestart(reason: string) {
-  // What stalled may never let the consumer stop (a transaction waiting on a lock): the
-  // deadline exits regardless.
-  setTimeout(() => {
-    logger.error({ deadlineMs: env.SHUTDOWN_DEADLINE_MS }, 'shutdown deadline passed: exiting');
-    process.exit(1);
-  }, env.SHUTDOWN_DEADLINE_MS).unref();
-  void shutdown.run(reason).finally(() => process.exit(1));
-}
 
 // Failures of the projection's transactions (postgres) and of its offset commits and dead
 // letters (kafka) end when a chunk commits; closed idle connections end when a ping succeeds.
@@ -67,10 +62,6 @@ health.addCheck('kafka', async () => {
   }
 });
 
-// PostgreSQL or Kafka may be down when the projector starts: wait for them, logging once.
-await retryUntilDone(pgConnections, shutdown.signal, () =>
-  migrate(env.DATABASE_URL, (line) => logger.info(line)),
-);
 const pool = createPool({
   connectionString: env.DATABASE_URL,
   max: env.DATABASE_POOL_SIZE,
@@ -84,11 +75,7 @@ const kafka = createKafka({
   logger: kafkaClientLogger(logger, outages.kafka),
 });
 const topic = topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.blocks);
-await retryUntilDone(outages.kafka, shutdown.signal, () =>
-  ensureTopics(kafka, [{ topic }, { topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC) }]),
-);
 const producer = createIdempotentProducer(kafka);
-await retryUntilDone(outages.kafka, shutdown.signal, () => producer.connect());
 
 const deadLettersSent = new Counter({
   name: 'tributary_dead_letters_total',
@@ -97,15 +84,9 @@ const deadLettersSent = new Counter({
   registers: [metrics],
 });
 const lagProbe = createLagProbe(kafka, { groupId: env.KAFKA_GROUP_ID, topic });
-const watchdog = createProgressWatchdog({
-  name: 'projector',
-  logger,
-  stallMs: env.WATCHDOG_STALL_MS,
-  exitAfterMs: env.WATCHDOG_EXIT_MS,
-  backlog: () => lagProbe.lag(),
-  onStalled: exitForRestart,
-});
-health.addCheck('progress', () => watchdog.check());
+// Started once the consumer runs (its backlog probe needs the topic).
+let watchdog: ProgressWatchdog | undefined;
+health.addCheck('progress', () => watchdog?.check());
 
 const consumer = createBlockConsumer({
   kafka,
@@ -122,21 +103,33 @@ const consumer = createBlockConsumer({
   outages,
   onCommitted: () => {
     pgConnections.recovered();
-    watchdog.progress();
+    watchdog?.progress();
   },
-  onFatal: (err) => {
-    logger.fatal({ err }, 'kafka consumer crashed and will not be restarted: exiting for a restart');
-    exitForRestart('kafka consumer crashed');
-  },
+  onFatal: (err) => shutdown.fail('kafka consumer crashed and kafkajs will not restart it', err),
   maxBytesPerPartition: env.KAFKA_MAX_BYTES_PER_PARTITION,
   maxTransactionBytes: env.MAX_TRANSACTION_BYTES,
 });
 // consumer.stop() waits for the in-flight chunks (their transactions and offset commits), then leaves the group.
 shutdown.register('kafka-consumer', 'intake', () => consumer.stop());
-shutdown.register('watchdog', 'intake', () => watchdog.stop());
+shutdown.register('watchdog', 'intake', () => watchdog?.stop());
 shutdown.register('lag-probe', 'close', () => lagProbe.close());
 shutdown.register('dead-letter-producer', 'close', () => producer.disconnect());
 shutdown.register('pg', 'close', () => pool.end());
-await retryUntilDone(outages.kafka, shutdown.signal, () => consumer.start());
+// Served first, so that /readyz says what is missing while PostgreSQL or Kafka is away at start.
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
+await service.untilUp('postgres', () => migrate(env.DATABASE_URL, (line) => logger.info(line)));
+await service.untilUp('kafka', () =>
+  ensureTopics(kafka, [{ topic }, { topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC) }]),
+);
+await service.untilUp('kafka', () => producer.connect());
+await service.untilUp('kafka', () => consumer.start());
+watchdog = createProgressWatchdog({
+  name: 'projector',
+  logger,
+  stallMs: env.WATCHDOG_STALL_MS,
+  exitAfterMs: env.WATCHDOG_EXIT_MS,
+  backlog: () => lagProbe.lag(),
+  // The watchdog has logged why at fatal level: a fresh process is what can help.
+  onStalled: (reason) => shutdown.exit(reason, EXIT_CODES.restart),
+});
 logger.info({ topic, groupId: env.KAFKA_GROUP_ID }, 'ready');

@@ -7,7 +7,7 @@ describe('createOutage', () => {
     const lines: { level: number; msg: string }[] = [];
     const logger = createLogger('outage-test', 'debug');
     const capture = (level: number) => (_obj: object, msg: string) => lines.push({ level, msg });
-    Object.assign(logger, { error: capture(50), info: capture(30) });
+    Object.assign(logger, { warn: capture(40), info: capture(30) });
     let now = 1_000;
     const outage = createOutage({ what: 'postgres', logger, now: () => now });
 
@@ -21,8 +21,8 @@ describe('createOutage', () => {
     outage.recovered();
     expect(() => outage.check()).not.toThrow();
     expect(lines).toEqual([
-      { level: 50, msg: 'postgres unavailable: retrying with backoff' },
-      { level: 30, msg: 'postgres available again' },
+      { level: 40, msg: 'postgres failing: retrying with backoff' },
+      { level: 30, msg: 'postgres back' },
     ]);
   });
 });

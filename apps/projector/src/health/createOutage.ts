@@ -1,4 +1,4 @@
-import type { Logger } from '@tributary/runtime';
+import { type Logger, createOutageLog } from '@tributary/runtime';
 
 export interface Outage {
   /** A call to the dependency failed: logged at the first failure of an outage only. */
@@ -9,23 +9,25 @@ export interface Outage {
   check(): void;
 }
 
-/** One dependency's outage as the operator sees it: one line when it starts, one when it ends. */
+/**
+ * One dependency's outage as the operator sees it: the shared outage log (a line when it starts,
+ * one when it ends), and a readiness check that names it with its last error meanwhile.
+ */
 export function createOutage(opts: { what: string; logger: Logger; now?: () => number }): Outage {
   const now = opts.now ?? Date.now;
+  const log = createOutageLog(opts.logger, opts.what, now);
   let since: number | undefined;
   let failures = 0;
   let last = '';
   return {
     failed(err) {
+      log.failed(err);
       failures++;
       last = err instanceof Error ? err.message : String(err);
-      if (since !== undefined) return;
-      since = now();
-      opts.logger.error({ what: opts.what, err }, `${opts.what} unavailable: retrying with backoff`);
+      since ??= now();
     },
     recovered() {
-      if (since === undefined) return;
-      opts.logger.info({ what: opts.what, ms: now() - since, failures }, `${opts.what} available again`);
+      log.ok();
       since = undefined;
       failures = 0;
     },

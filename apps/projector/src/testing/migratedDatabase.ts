@@ -7,7 +7,6 @@ const BASE_URL = process.env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:
 
 async function admin(sql: string): Promise<{ n?: number }[]> {
   const pool = createPool({ connectionString: BASE_URL, max: 1 });
-  pool.on('error', () => {}); // as below: the statement itself reports what matters
   try {
     return (await pool.query(sql)).rows;
   } finally {
@@ -28,10 +27,6 @@ export async function migratedDatabase(
   url.pathname = `/${name}`;
   await migrate(url.toString(), () => {});
   const pool = createPool({ connectionString: url.toString(), max: poolSize });
-  // Tests terminate connections on purpose, and drop() ends the pool and then drops the database
-  // WITH (FORCE), which may terminate a backend whose client has not finished closing: the pool
-  // reports it on an idle client, and without a listener that is an unhandled 'error' event.
-  pool.on('error', () => {});
   const projector = createBlockProjector({
     pool,
     logger: createLogger('projector-test', 'silent'),
