@@ -137,6 +137,44 @@ describe('createBlockConsumer', () => {
     ]);
   });
 
+  it('writes a new branch only after the removal before it committed', async () => {
+    const { pool, projector } = await freshDatabase();
+    // A slow removal: the next chunk's insert of the new block 1 must not meet the orphaned one.
+    await pool.query(`
+      CREATE FUNCTION slow_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_sleep(1); RETURN NULL; END $$;
+      CREATE TRIGGER slow_delete BEFORE DELETE ON blocks FOR EACH STATEMENT EXECUTE FUNCTION slow_delete();`);
+    const orphan = block(1);
+    // Without transfers: the branch takes no history lock that would order it after the removal.
+    const branch = {
+      ...orphan,
+      block: { ...orphan.block, hash: `0x${'b'.repeat(64)}` },
+      logs: [],
+      transfers: [],
+    } as BlockEvent;
+    const removal = { type: 'removed', v: 1, chainId: 31337, block: orphan.block } as BlockEvent;
+    const t = await freshTopic();
+    await t.send([block(0), orphan, removal, branch]);
+    const { consumer } = await startConsumer(t, projector);
+    await atEnd(t, ['4']);
+    await consumer.stop();
+    const { rows } = await pool.query(
+      `SELECT number, '0x' || encode(hash, 'hex') AS hash FROM blocks ORDER BY number`,
+    );
+    expect(rows).toEqual([
+      { number: '0', hash: block(0).block.hash },
+      { number: '1', hash: branch.block.hash },
+    ]);
+    // Block 0's transfers only (the orphan's were reversed: its wallets keep a zero balance).
+    const nonZero = (b: { balance: string }[]) => b.filter((x) => x.balance !== '0');
+    const state = await projectedState(pool);
+    expect({ ...state, balances: nonZero(state.balances) }).toEqual({
+      ...expectedState([0]),
+      blocks: 2,
+      balances: nonZero(expectedState([0]).balances),
+    });
+  });
+
   it('sends a poison message to the dead-letter topic and moves on past it', async () => {
     const { pool, projector } = await freshDatabase();
     const t = await freshTopic();
