@@ -212,6 +212,7 @@ export function createChunkPipeline(deps: {
     reset() {
       generation++;
       uncommitted.clear();
+      rewound.clear();
     },
   };
 }
