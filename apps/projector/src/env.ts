@@ -11,6 +11,10 @@ export const envSchema = z.object({
   KAFKA_MAX_BYTES_PER_PARTITION: envInt(16 * 1024 * 1024, 1024),
   /** Upper bound of the (uncompressed) message bytes projected in one transaction. */
   MAX_TRANSACTION_BYTES: envInt(16 * 1024 * 1024, 1024),
+  /** Work waiting and no chunk committed for this long: not ready. */
+  WATCHDOG_STALL_MS: envInt(60_000, 1_000),
+  /** Work waiting and no chunk committed for this long: exit, for the supervisor to restart. */
+  WATCHDOG_EXIT_MS: envInt(180_000, 1_000),
 });
 export type Env = z.infer<typeof envSchema>;
 

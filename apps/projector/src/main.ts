@@ -1,9 +1,26 @@
-import { createKafka, ensureTopics, topicName } from '@tributary/bus';
+import {
+  DEAD_LETTER_TOPIC,
+  createDeadLetters,
+  createIdempotentProducer,
+  createKafka,
+  createLagProbe,
+  ensureTopics,
+  topicName,
+} from '@tributary/bus';
 import { createPool, migrate } from '@tributary/db';
-import { bootService, serveOps } from '@tributary/runtime';
+import {
+  Counter,
+  EXIT_CODES,
+  type ProgressWatchdog,
+  bootService,
+  createProgressWatchdog,
+  serveOps,
+} from '@tributary/runtime';
 import { TOPICS } from '@tributary/schema';
 import { createBlockConsumer } from './consume/createBlockConsumer.ts';
 import { loadEnv } from './env.ts';
+import { createOutage } from './health/createOutage.ts';
+import { kafkaClientLogger } from './health/kafkaClientLogger.ts';
 import { createBlockProjector } from './project/createBlockProjector.ts';
 
 // Composition root: evm.blocks.v1 -> PostgreSQL query tables.
@@ -15,38 +32,104 @@ const service = bootService({
 });
 const { logger, metrics, health, shutdown } = service;
 
-await migrate(env.DATABASE_URL, (line) => logger.info(line));
+// Failures of the projection's transactions (postgres) and of its offset commits and dead
+// letters (kafka) end when a chunk commits; closed idle connections end when a ping succeeds.
+const outages = {
+  postgres: createOutage({ what: 'postgres', logger }),
+  kafka: createOutage({ what: 'kafka', logger }),
+};
+const pgConnections = createOutage({ what: 'postgres connections', logger });
+health.addCheck('postgres', async () => {
+  await pool.query('SELECT 1');
+  pgConnections.recovered();
+  outages.postgres.check();
+});
+health.addCheck('kafka', async () => {
+  if (!consumer.isConnected()) throw new Error('consumer not connected (joining the group, or crashed)');
+  // kafkajs reconnects by itself and says nothing of it: ask the broker.
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('kafka broker did not answer within 1.5 s')), 1_500);
+  });
+  try {
+    await Promise.race([lagProbe.lag(), timeout]);
+    outages.kafka.recovered();
+  } catch (err) {
+    outages.kafka.check(); // throws what the outage is, when one is known
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+});
+
 const pool = createPool({
   connectionString: env.DATABASE_URL,
   max: env.DATABASE_POOL_SIZE,
   application: 'projector',
 });
+// An idle connection that PostgreSQL closes (a restart) is reported here; the pool replaces it.
+pool.on('error', (err) => pgConnections.failed(err));
 const kafka = createKafka({
   brokers: env.KAFKA_BROKERS,
   clientId: `${env.KAFKA_CLIENT_ID}-projector`,
-  logger,
+  logger: kafkaClientLogger(logger, outages.kafka),
 });
 const topic = topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.blocks);
-await ensureTopics(kafka, [{ topic }]);
+const producer = createIdempotentProducer(kafka);
+
+const deadLettersSent = new Counter({
+  name: 'tributary_dead_letters_total',
+  help: 'messages that could not be processed, stored on the dead-letter topic',
+  labelNames: ['consumer'],
+  registers: [metrics],
+});
+const lagProbe = createLagProbe(kafka, { groupId: env.KAFKA_GROUP_ID, topic });
+// Started once the consumer runs (its backlog probe needs the topic).
+let watchdog: ProgressWatchdog | undefined;
+health.addCheck('progress', () => watchdog?.check());
 
 const consumer = createBlockConsumer({
   kafka,
   topic,
   groupId: env.KAFKA_GROUP_ID,
   projector: createBlockProjector({ pool, logger, metrics }),
+  deadLetters: createDeadLetters({
+    producer,
+    topicPrefix: env.KAFKA_TOPIC_PREFIX,
+    consumer: 'projector',
+    onDeadLetter: () => deadLettersSent.inc({ consumer: 'projector' }),
+  }),
   logger,
+  outages,
+  onCommitted: () => {
+    pgConnections.recovered();
+    watchdog?.progress();
+  },
+  onFatal: (err) => shutdown.fail('kafka consumer crashed and kafkajs will not restart it', err),
   maxBytesPerPartition: env.KAFKA_MAX_BYTES_PER_PARTITION,
   maxTransactionBytes: env.MAX_TRANSACTION_BYTES,
 });
-health.addCheck('postgres', async () => {
-  await pool.query('SELECT 1');
-});
-health.addCheck('kafka', () => {
-  if (!consumer.isConnected()) throw new Error('consumer not connected');
-});
-// consumer.stop() waits for the in-flight batch (its transaction and offset commit), then leaves the group.
+// consumer.stop() waits for the in-flight chunks (their transactions and offset commits), then leaves the group.
 shutdown.register('kafka-consumer', 'intake', () => consumer.stop());
+shutdown.register('watchdog', 'intake', () => watchdog?.stop());
+shutdown.register('lag-probe', 'close', () => lagProbe.close());
+shutdown.register('dead-letter-producer', 'close', () => producer.disconnect());
 shutdown.register('pg', 'close', () => pool.end());
-await consumer.start();
+// Served first, so that /readyz says what is missing while PostgreSQL or Kafka is away at start.
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
+await service.untilUp('postgres', () => migrate(env.DATABASE_URL, (line) => logger.info(line)));
+await service.untilUp('kafka', () =>
+  ensureTopics(kafka, [{ topic }, { topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC) }]),
+);
+await service.untilUp('kafka', () => producer.connect());
+await service.untilUp('kafka', () => consumer.start());
+watchdog = createProgressWatchdog({
+  name: 'projector',
+  logger,
+  stallMs: env.WATCHDOG_STALL_MS,
+  exitAfterMs: env.WATCHDOG_EXIT_MS,
+  backlog: () => lagProbe.lag(),
+  // The watchdog has logged why at fatal level: a fresh process is what can help.
+  onStalled: (reason) => shutdown.exit(reason, EXIT_CODES.restart),
+});
 logger.info({ topic, groupId: env.KAFKA_GROUP_ID }, 'ready');

@@ -45,6 +45,9 @@ export async function migrate(
   log: (line: string) => void = () => {},
 ): Promise<{ applied: number[] }> {
   const client = new pg.Client({ connectionString: databaseUrl });
+  // A connection PostgreSQL closes between two statements (a restart) is an 'error' event: without
+  // a listener, an uncaught exception. The next statement fails with it and migrate() rejects.
+  client.on('error', () => undefined);
   await client.connect();
   const applied: number[] = [];
   try {

@@ -1,159 +1,316 @@
-import { randomBytes } from 'node:crypto';
-import { blockEventCodec, createKafka } from '@tributary/bus';
+import { DEAD_LETTER_TOPIC, createDeadLetters, createIdempotentProducer, ensureTopics } from '@tributary/bus';
 import type { Pool } from '@tributary/db';
 import { createLogger } from '@tributary/runtime';
 import type { BlockEvent } from '@tributary/schema';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createOutage } from '../health/createOutage.ts';
 import type { BlockProjector } from '../project/createBlockProjector.ts';
+import { block, expectedState, projectedState, range } from '../testing/blockEvents.ts';
 import { migratedDatabase } from '../testing/migratedDatabase.ts';
-import { createBlockConsumer } from './createBlockConsumer.ts';
+import { type TestTopic, createTestTopic, until } from '../testing/testTopic.ts';
+import { type BlockConsumer, createBlockConsumer } from './createBlockConsumer.ts';
 
-// The consumer keeps a transaction in flight across fetches and resolves a chunk's offsets before
-// its transaction commits. Against real Kafka and PostgreSQL: a transaction that fails (a real
-// PostgreSQL error, raised once by a trigger) must send the consumer back to the first offset not
-// committed, so that every block is projected exactly once and the committed offsets reach the end.
-const BROKERS = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:59092').split(',');
-const BLOCKS = 14;
-const FAILING_INSERT = 3;
+// The consumer against real Kafka and PostgreSQL, through the faults a user would see: a failing
+// transaction, connections PostgreSQL terminates, a poison message, a rebalance, a stop mid-batch
+// and a consumer crash kafkajs does not restart. After each, every block is projected exactly
+// once (balances count every projection) and the committed offsets reach the end.
 
-const h = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
-const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as `0x${string}`;
-const TOKEN = a(0xbeef);
-const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef' as `0x${string}`;
-const word = (addr: string) => `0x${'0'.repeat(24)}${addr.slice(2)}` as `0x${string}`;
-
-/** Block n: a mint of n + 1 to wallet n and a transfer of 1 from wallet n to wallet 0x99. */
-function block(n: number): BlockEvent {
-  const parties: [string, string, number][] = [
-    [a(0), a(0x100 + n), n + 1],
-    [a(0x100 + n), a(0x99), 1],
-  ];
-  return {
-    type: 'confirmed',
-    v: 2,
-    chainId: 31337,
-    block: { number: n, hash: h(n + 1), parentHash: h(n), timestamp: 1_700_000_000 + n },
-    transactions: [],
-    logs: parties.map(([from, to, value], i) => ({
-      logIndex: i,
-      transactionHash: h(5000 + n),
-      transactionIndex: 0,
-      address: TOKEN,
-      data: h(value),
-      topics: [TRANSFER, word(from), word(to)],
-    })),
-    internalTransactions: [],
-    transfers: parties.map(([from, to, value], i) => ({
-      logIndex: i,
-      from: from as `0x${string}`,
-      to: to as `0x${string}`,
-      value: String(value),
-    })),
-    tokens: [],
-    tokenInfo: [],
-    accounts: [],
-    hasTransactions: false,
-    hasInternalTransactions: false,
-  };
-}
-
+const logger = createLogger('consumer-test', 'silent');
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => {});
 });
 
-async function freshDatabase(): Promise<{ pool: Pool; projector: BlockProjector }> {
-  const { pool, projector, drop } = await migratedDatabase(3);
+async function freshDatabase(poolSize = 3): Promise<{ pool: Pool; projector: BlockProjector }> {
+  const { pool, projector, drop } = await migratedDatabase(poolSize);
   cleanups.push(drop);
   return { pool, projector };
 }
 
-async function until(what: string, check: () => Promise<boolean>, ms = 60_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+async function freshTopic(partitions = 1): Promise<TestTopic> {
+  const t = await createTestTopic(partitions);
+  cleanups.push(() => t.delete());
+  return t;
 }
+
+/** Fails the `which`-th statement inserting blocks (a sequence is not rolled back with it). */
+const FAIL_ONE_INSERT = (which: number) => `
+  CREATE SEQUENCE block_inserts;
+  CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF nextval('block_inserts') = ${which} THEN RAISE EXCEPTION 'injected failure'; END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER fail_once BEFORE INSERT ON blocks FOR EACH STATEMENT EXECUTE FUNCTION fail_once();`;
+
+/** Every statement inserting blocks takes `seconds` (the first `count` of them only, if given). */
+const SLOW_INSERTS = (seconds: number, count = 1_000_000) => `
+  CREATE SEQUENCE block_inserts;
+  CREATE FUNCTION slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF nextval('block_inserts') <= ${count} THEN PERFORM pg_sleep(${seconds}); END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER slow_insert BEFORE INSERT ON blocks FOR EACH STATEMENT EXECUTE FUNCTION slow_insert();`;
+
+interface Started {
+  consumer: BlockConsumer;
+  fatal: unknown[];
+  deadLetters: number;
+}
+
+async function startConsumer(
+  t: TestTopic,
+  projector: BlockProjector,
+  opts: { maxBytesPerPartition?: number; maxTransactionBytes?: number } = {},
+): Promise<Started> {
+  await ensureTopics(t.kafka, [{ topic: `${t.prefix}${DEAD_LETTER_TOPIC}` }]);
+  const producer = createIdempotentProducer(t.kafka);
+  await producer.connect();
+  const started: Started = { consumer: undefined as unknown as BlockConsumer, fatal: [], deadLetters: 0 };
+  started.consumer = createBlockConsumer({
+    kafka: t.kafka,
+    topic: t.topic,
+    groupId: t.groupId,
+    projector,
+    deadLetters: createDeadLetters({
+      producer,
+      topicPrefix: t.prefix,
+      consumer: 'projector',
+      onDeadLetter: () => started.deadLetters++,
+    }),
+    logger,
+    outages: {
+      postgres: createOutage({ what: 'postgres', logger }),
+      kafka: createOutage({ what: 'kafka', logger }),
+    },
+    onFatal: (err) => started.fatal.push(err),
+    maxBytesPerPartition: opts.maxBytesPerPartition,
+    maxTransactionBytes: opts.maxTransactionBytes ?? 1, // one block per transaction
+    maxRetryDelayMs: 500,
+  });
+  cleanups.push(async () => {
+    await started.consumer.stop();
+    await producer.disconnect();
+  });
+  await started.consumer.start();
+  return started;
+}
+
+const atEnd = (t: TestTopic, ends: string[]) =>
+  until(
+    'offsets committed to the end',
+    async () => JSON.stringify(await t.committed()) === JSON.stringify(ends),
+  );
 
 describe('createBlockConsumer', () => {
   it('goes back to the first uncommitted offset when a transaction fails: every block once, offsets to the end', async () => {
     const { pool, projector } = await freshDatabase();
-    // The third statement that inserts blocks fails (a sequence is not rolled back with it).
-    await pool.query(`
-      CREATE SEQUENCE block_inserts;
-      CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF nextval('block_inserts') = ${FAILING_INSERT} THEN RAISE EXCEPTION 'injected failure'; END IF;
-        RETURN NULL;
-      END $$;
-      CREATE TRIGGER fail_once BEFORE INSERT ON blocks FOR EACH STATEMENT EXECUTE FUNCTION fail_once();`);
-
-    const id = randomBytes(4).toString('hex');
-    const topic = `test-consumer-${id}`;
-    const groupId = `test-consumer-${id}`;
-    const kafka = createKafka({ brokers: BROKERS, clientId: `test-${id}` });
-    const kafkaAdmin = kafka.admin();
-    await kafkaAdmin.connect();
-    cleanups.push(async () => {
-      await kafkaAdmin.deleteTopics({ topics: [topic] }).catch(() => {});
-      await kafkaAdmin.disconnect();
-    });
-    await kafkaAdmin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-    await producer.connect();
-    // One send per block: separate record batches, so that fetches of a few kilobytes hold a few
-    // blocks each and the consumer goes through many fetches.
-    for (let n = 0; n < BLOCKS; n++) {
-      await producer.send({ topic, messages: [{ key: '31337', value: blockEventCodec.encode(block(n)) }] });
-    }
-    await producer.disconnect();
-
-    const consumer = createBlockConsumer({
-      kafka,
-      topic,
-      groupId,
-      projector,
-      logger: createLogger('consumer-test', 'silent'),
-      maxBytesPerPartition: 6 * 1024,
-      maxTransactionBytes: 1, // one block per transaction
-    });
-    await consumer.start();
-    try {
-      await until('every block projected', async () => {
-        const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM blocks');
-        return rows[0]!.n === BLOCKS;
-      });
-      await until('offsets committed to the end', async () => {
-        const [offsets] = await kafkaAdmin.fetchOffsets({ groupId, topics: [topic] });
-        return offsets?.partitions[0]?.offset === String(BLOCKS);
-      });
-    } finally {
-      await consumer.stop();
-    }
+    await pool.query(FAIL_ONE_INSERT(3));
+    const t = await freshTopic();
+    await t.send(range(14).map(block));
+    const { consumer, fatal } = await startConsumer(t, projector, { maxBytesPerPartition: 6 * 1024 });
+    await atEnd(t, ['14']);
+    await consumer.stop();
 
     const { rows: seq } = await pool.query<{ n: string }>('SELECT last_value::text AS n FROM block_inserts');
-    expect(Number(seq[0]!.n)).toBeGreaterThan(BLOCKS); // the failed statement, then every block
-    const { rows } = await pool.query<{ blocks: number; transfers: number; logs: number; distinct: number }>(
-      `SELECT (SELECT count(*)::int FROM blocks) AS blocks, (SELECT count(*)::int FROM transfers) AS transfers,
-              (SELECT count(*)::int FROM logs) AS logs,
-              (SELECT count(DISTINCT (block_number, log_index))::int FROM transfers) AS distinct`,
+    expect(Number(seq[0]!.n)).toBeGreaterThan(14); // the failed statement, then every block
+    expect(await projectedState(pool)).toEqual(expectedState(range(14)));
+    expect(fatal).toEqual([]);
+  });
+
+  it('starts a chunk only after the one before wrote its rows: the same block in two chunks never stalls', async () => {
+    const { pool, projector } = await freshDatabase();
+    // The first block insert is slow: the next chunk (the same block, confirmed) must not insert
+    // the block first, or the first chunk waits for it while it waits for the first chunk.
+    await pool.query(SLOW_INSERTS(1, 1));
+    const t = await freshTopic();
+    await t.send([{ ...block(0), type: 'new' } as BlockEvent, block(0), block(1)]);
+    const { consumer } = await startConsumer(t, projector);
+    await atEnd(t, ['3']);
+    await consumer.stop();
+    expect(await projectedState(pool)).toEqual(expectedState([0, 1]));
+    const { rows } = await pool.query('SELECT number, confirmed FROM blocks ORDER BY number');
+    expect(rows).toEqual([
+      { number: '0', confirmed: true },
+      { number: '1', confirmed: true },
+    ]);
+  });
+
+  it('writes a new branch only after the removal before it committed', async () => {
+    const { pool, projector } = await freshDatabase();
+    // A slow removal: the next chunk's insert of the new block 1 must not meet the orphaned one.
+    await pool.query(`
+      CREATE FUNCTION slow_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_sleep(1); RETURN NULL; END $$;
+      CREATE TRIGGER slow_delete BEFORE DELETE ON blocks FOR EACH STATEMENT EXECUTE FUNCTION slow_delete();`);
+    const orphan = block(1);
+    // Without transfers: the branch takes no history lock that would order it after the removal.
+    const branch = {
+      ...orphan,
+      block: { ...orphan.block, hash: `0x${'b'.repeat(64)}` },
+      logs: [],
+      transfers: [],
+    } as BlockEvent;
+    const removal = { type: 'removed', v: 1, chainId: 31337, block: orphan.block } as BlockEvent;
+    const t = await freshTopic();
+    await t.send([block(0), orphan, removal, branch]);
+    const { consumer } = await startConsumer(t, projector);
+    await atEnd(t, ['4']);
+    await consumer.stop();
+    const { rows } = await pool.query(
+      `SELECT number, '0x' || encode(hash, 'hex') AS hash FROM blocks ORDER BY number`,
     );
-    expect(rows[0]).toEqual({
-      blocks: BLOCKS,
-      transfers: 2 * BLOCKS,
-      logs: 2 * BLOCKS,
-      distinct: 2 * BLOCKS,
+    expect(rows).toEqual([
+      { number: '0', hash: block(0).block.hash },
+      { number: '1', hash: branch.block.hash },
+    ]);
+    // Block 0's transfers only (the orphan's were reversed: its wallets keep a zero balance).
+    const nonZero = (b: { balance: string }[]) => b.filter((x) => x.balance !== '0');
+    const state = await projectedState(pool);
+    expect({ ...state, balances: nonZero(state.balances) }).toEqual({
+      ...expectedState([0]),
+      blocks: 2,
+      balances: nonZero(expectedState([0]).balances),
     });
-    // Balances from exactly one projection of each block: wallet n got n + 1 and sent 1.
-    const { rows: balances } = await pool.query<{ owner: string; balance: string }>(
-      `SELECT '0x' || encode(owner_address, 'hex') AS owner, balance::text AS balance FROM balances
-        WHERE owner_address <> '\\x0000000000000000000000000000000000000000'::bytea ORDER BY 1`,
+  });
+
+  it('sends a poison message to the dead-letter topic and moves on past it', async () => {
+    const { pool, projector } = await freshDatabase();
+    const t = await freshTopic();
+    const { chainId: _drop, ...noChain } = block(2);
+    await t.send([
+      block(0),
+      block(1),
+      Buffer.from('{"type":"new", oops'),
+      Buffer.from(JSON.stringify(noChain)),
+      block(3),
+    ]);
+    const started = await startConsumer(t, projector, { maxTransactionBytes: 4096 });
+    await atEnd(t, ['5']);
+    await started.consumer.stop();
+    expect(await projectedState(pool)).toEqual(expectedState([0, 1, 3]));
+    expect(started.deadLetters).toBe(2);
+
+    const letters = await readAll(t, `${t.prefix}${DEAD_LETTER_TOPIC}`, 2);
+    expect(letters.map((l) => [l.offset, l.value, l.reason.split(':')[0]])).toEqual([
+      ['2', '{"type":"new", oops', 'DecodeError'],
+      ['3', JSON.stringify(noChain), 'DecodeError'],
+    ]);
+    expect(letters[0]!.reason).toContain('not JSON');
+    expect(letters[1]!.reason).toContain('chainId');
+  });
+
+  it('survives PostgreSQL terminating its connections mid-transaction: retried, every block once', async () => {
+    const { pool, projector } = await freshDatabase(4);
+    await pool.query(SLOW_INSERTS(0.3));
+    const t = await freshTopic();
+    await t.send(range(10).map(block));
+    const { consumer, fatal } = await startConsumer(t, projector);
+    await until('a few blocks projected', async () => (await projectedState(pool)).blocks >= 3);
+    // What a restart of PostgreSQL does to the projector's connections (active, idle in transaction, idle).
+    const { rows: killed } = await pool.query<{ ok: boolean }>(
+      `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()`,
     );
-    const expected = [
-      ...Array.from({ length: BLOCKS }, (_, n) => ({ owner: a(0x100 + n), balance: String(n) })),
-      { owner: a(0x99), balance: String(BLOCKS) },
-    ].sort((x, y) => x.owner.localeCompare(y.owner));
-    expect(balances).toEqual(expected);
+    expect(killed.length).toBeGreaterThan(0);
+    await atEnd(t, ['10']);
+    await consumer.stop();
+    expect(await projectedState(pool)).toEqual(expectedState(range(10)));
+    expect(fatal).toEqual([]);
+  });
+
+  it('hands partitions over in a rebalance mid-batch: every block once, both partitions to the end', async () => {
+    const { pool, projector } = await freshDatabase(6);
+    await pool.query(SLOW_INSERTS(0.2));
+    const t = await freshTopic(2);
+    await t.send(
+      range(12).map((n) => block(2 * n)),
+      0,
+    );
+    await t.send(
+      range(12).map((n) => block(2 * n + 1)),
+      1,
+    );
+    const first = await startConsumer(t, projector);
+    await until('the first consumer is projecting', async () => (await projectedState(pool)).blocks >= 2);
+    const second = await startConsumer(t, projector); // joins the group: a rebalance mid-batch
+    await atEnd(t, ['12', '12']);
+    await first.consumer.stop();
+    await second.consumer.stop();
+    expect(await projectedState(pool)).toEqual(expectedState(range(24)));
+    expect([...first.fatal, ...second.fatal]).toEqual([]);
+  });
+
+  it('stops during a batch with its offsets never ahead of its rows, and a restart finishes the rest once', async () => {
+    const { pool, projector } = await freshDatabase();
+    await pool.query(SLOW_INSERTS(0.2));
+    const t = await freshTopic();
+    await t.send(range(10).map(block));
+    const first = await startConsumer(t, projector);
+    await until('a few blocks projected', async () => (await projectedState(pool)).blocks >= 3);
+    await first.consumer.stop();
+    const [offset] = await t.committed();
+    const { blocks } = await projectedState(pool);
+    expect(Number(offset)).toBe(blocks); // the in-flight chunks finished and committed, nothing more
+    expect(blocks).toBeLessThan(10);
+
+    await startConsumer(t, projector);
+    await atEnd(t, ['10']);
+    expect(await projectedState(pool)).toEqual(expectedState(range(10)));
+  });
+
+  it('reports a consumer crash that kafkajs will not restart', async () => {
+    const { projector } = await freshDatabase();
+    const t = await freshTopic();
+    // A member that speaks another assignment protocol holds the group: joining it fails with
+    // INCONSISTENT_GROUP_PROTOCOL, which kafkajs does not retry.
+    const other = t.kafka.consumer({
+      groupId: t.groupId,
+      partitionAssigners: [
+        () => ({
+          name: 'other-protocol',
+          version: 0,
+          protocol: () => ({ name: 'other-protocol', metadata: Buffer.alloc(0) }),
+          assign: async () => [],
+        }),
+      ],
+    });
+    await other.connect();
+    await other.subscribe({ topic: t.topic });
+    await other.run({ eachMessage: async () => {} });
+    cleanups.push(() => other.disconnect());
+    await until(
+      'the other member joined',
+      async () => (await t.admin.describeGroups([t.groupId])).groups[0]?.state === 'Stable',
+    );
+
+    const started = await startConsumer(t, projector);
+    await until('the crash is reported', async () => started.fatal.length > 0);
+    expect(String(started.fatal[0])).toMatch(/protocol/i);
+    expect(started.consumer.isConnected()).toBe(false);
   });
 });
+
+/** The first `count` messages of a dead-letter topic: origin offset, value and reason. */
+async function readAll(t: TestTopic, topic: string, count: number) {
+  const reader = t.kafka.consumer({ groupId: `${t.groupId}-reader` });
+  await reader.connect();
+  await reader.subscribe({ topic, fromBeginning: true });
+  const seen: { offset: string; value: string; reason: string }[] = [];
+  await reader.run({
+    eachMessage: async ({ message }) => {
+      seen.push({
+        offset: String(message.headers?.['x-source-offset']),
+        value: message.value?.toString() ?? '',
+        reason: String(message.headers?.['x-reason']),
+      });
+    },
+  });
+  try {
+    await until('the dead letters', async () => seen.length >= count);
+  } finally {
+    await reader.disconnect();
+  }
+  return seen;
+}

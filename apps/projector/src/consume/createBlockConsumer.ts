@@ -1,142 +1,128 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { blockEventCodec, createGroupConsumer } from '@tributary/bus';
+import { type DeadLetters, createGroupConsumer } from '@tributary/bus';
 import type { Logger } from '@tributary/runtime';
-import type { BlockEvent } from '@tributary/schema';
-import type { Kafka, KafkaMessage } from 'kafkajs';
-import type { BlockProjector, StartedBatch } from '../project/createBlockProjector.ts';
+import type { Kafka } from 'kafkajs';
+import type { Outage } from '../health/createOutage.ts';
+import type { BatchOutcome, BlockProjector } from '../project/createBlockProjector.ts';
+import { type Chunk, type ChunkFailedError, createChunkPipeline } from './createChunkPipeline.ts';
+import { decodeChunk } from './decodeChunk.ts';
+import { retryDelayMs } from './retryDelayMs.ts';
+import { splitByBytes } from './splitByBytes.ts';
 
 export interface BlockConsumer {
   start(): Promise<void>;
-  /** Stops fetching, lets the in-flight transaction finish and commit, then leaves the group. */
+  /** Stops fetching, lets the in-flight transactions finish and commit, then leaves the group. */
   stop(): Promise<void>;
   isConnected(): boolean;
 }
 
 /**
  * Feeds `evm.blocks.v1` to the projector in transactions of at most `maxTransactionBytes` of
- * messages. Offsets are committed only after the transaction that projected them committed; a
- * failure is not committed and the messages are delivered again (a replay is a no-op).
+ * messages, pipelined across Kafka fetches (createChunkPipeline): offsets are committed only after
+ * the transaction that projected them committed, in offset order; a failure sends the partition
+ * back to its first offset not committed, so nothing is skipped, and is retried with backoff,
+ * logged once per outage. Messages that do not decode go to the dead-letter topic.
  *
- * Pipelined: while one chunk's transaction runs in PostgreSQL, the next chunk is decoded (one
- * message at a time, yielding in between, so that the running COPY keeps being fed), and a chunk
- * without removals writes its new blocks' rows on a second connection while the chunk before
- * finishes (BlockProjector.startBatch). Transactions commit one after the other, in offset order,
- * so readers never see a later block without the earlier ones. The pipeline runs across fetches:
- * the last chunk of a fetch may still be finishing while the next fetch is read and decoded, so
- * PostgreSQL is not left idle at every fetch (with the default fetch of one chunk, that was at
- * every transaction). For that, a chunk's offsets are resolved (the position kafkajs fetches from)
- * once it is started; they are committed only after its transaction commits, and a failure seeks
- * the partition back to the first offset not committed, so nothing is skipped.
+ * A consumer crash that kafkajs will not restart calls `onFatal`: the process must exit so that
+ * its supervisor starts it afresh, never stay alive and idle.
  */
 export function createBlockConsumer(deps: {
   kafka: Kafka;
   topic: string;
   groupId: string;
   projector: BlockProjector;
+  deadLetters: DeadLetters;
   logger: Logger;
+  /** Where failures of the transactions and of the Kafka calls are reported (once per outage). */
+  outages: { postgres: Outage; kafka: Outage };
+  /** A chunk's offsets were committed (the watchdog's progress). */
+  onCommitted?: () => void;
+  /** kafkajs crashed and will not restart the consumer. */
+  onFatal: (err: unknown) => void;
   maxBytesPerPartition?: number;
   /** Message bytes projected in one transaction (a fetch is split into such chunks). */
   maxTransactionBytes?: number;
+  /** Upper bound of the wait between two attempts after a failure. */
+  maxRetryDelayMs?: number;
 }): BlockConsumer {
   const maxTransactionBytes = deps.maxTransactionBytes ?? 16 * 1024 * 1024;
   const { consumer, isConnected, setConnected } = createGroupConsumer(deps.kafka, {
     groupId: deps.groupId,
     maxBytesPerPartition: deps.maxBytesPerPartition,
   });
+  const { logger } = deps;
 
-  function logBatch(
-    partition: number,
-    messages: KafkaMessage[],
-    events: BlockEvent[],
-    started: number,
-    out: object,
-  ) {
-    deps.logger.info(
+  function logChunk(chunk: Chunk, out: BatchOutcome | undefined, ms: number) {
+    const { events } = chunk;
+    logger.info(
       {
-        partition,
+        partition: chunk.partition,
         events: events.length,
-        fromBlock: events[0]!.block.number,
-        toBlock: events[events.length - 1]!.block.number,
-        offset: messages[messages.length - 1]!.offset,
-        ms: Date.now() - started,
+        fromBlock: events[0]?.block.number,
+        toBlock: events[events.length - 1]?.block.number,
+        offset: chunk.lastOffset,
+        deadLetters: chunk.deadLetters.length || undefined,
+        ms,
         ...out,
       },
       'projected batch',
     );
   }
 
-  /**
-   * Projects one chunk and commits its offsets once `previous` (the chunk before, with its
-   * offsets) is done. A chunk without removals writes its new rows at once, beside the previous
-   * chunk's transaction, and finishes after it; a chunk with removals waits for it first.
-   */
-  function projectChunk(
-    partition: number,
-    topic: string,
-    messages: KafkaMessage[],
-    events: BlockEvent[],
-    previous: Promise<void>,
-  ): Promise<void> {
-    const started = Date.now();
-    const commit = async () => {
-      const last = messages[messages.length - 1]!;
-      await consumer.commitOffsets([{ topic, partition, offset: (BigInt(last.offset) + 1n).toString() }]);
-    };
-    if (events.some((e) => e.type === 'removed')) {
-      return (async () => {
-        await previous;
-        const out = await deps.projector.projectBatch(events);
-        logBatch(partition, messages, events, started, out);
-        await commit();
-      })();
-    }
-    const begun = deps.projector.startBatch(events);
-    return (async () => {
-      let batch: StartedBatch;
-      try {
-        batch = await begun;
-      } catch (err) {
-        await previous.catch(() => {});
-        throw err;
+  let attempts = 0;
+  const pipeline = createChunkPipeline({
+    projector: deps.projector,
+    deadLetters: deps.deadLetters,
+    commit: async (topic, partition, offset) => {
+      await consumer.commitOffsets([{ topic, partition, offset }]);
+    },
+    seek: (topic, partition, offset) => consumer.seek({ topic, partition, offset }),
+    onCommitted: (chunk, out, ms) => {
+      attempts = 0;
+      deps.outages.postgres.recovered();
+      deps.outages.kafka.recovered();
+      for (const letter of chunk.deadLetters) {
+        logger.warn(
+          { partition: letter.partition, offset: letter.offset, reason: letter.reason },
+          'message sent to the dead-letter topic',
+        );
       }
-      try {
-        await previous;
-      } catch (err) {
-        await batch.abort().catch(() => {});
-        throw err;
-      }
-      const out = await batch.finish();
-      logBatch(partition, messages, events, started, out);
-      await commit();
-    })();
-  }
+      logChunk(chunk, out, ms);
+      deps.onCommitted?.();
+    },
+    logger,
+  });
 
-  // The chain of chunk transactions in flight (at most two), across fetches.
-  let tail: Promise<void> = Promise.resolve();
   let stopping = false;
-  // Per partition: the first offset whose chunk has not committed (where a failure seeks back to).
-  const uncommitted = new Map<number, string>();
-  consumer.on(consumer.events.GROUP_JOIN, () => uncommitted.clear());
-
-  /** Waits for the chunks in flight; a failure is thrown once, and the chain starts afresh. */
-  async function settle(): Promise<void> {
-    const t = tail;
-    try {
-      await t;
-    } catch (err) {
-      if (tail === t) tail = Promise.resolve();
-      throw err;
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    pipeline.reset();
+    // kafkajs emits no CONNECT when it restarts a crashed consumer: joining is being connected.
+    setConnected(true);
+  });
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (payload.restart) {
+      logger.warn({ err: payload.error }, 'kafka consumer crashed: kafkajs restarts it');
+      return;
     }
+    if (stopping) return;
+    deps.onFatal(payload.error);
+  });
+
+  function report(failure: ChunkFailedError) {
+    const outage = failure.stage === 'project' ? deps.outages.postgres : deps.outages.kafka;
+    outage.failed(failure.cause ?? failure);
+    logger.debug({ err: failure }, 'chunk failed: going back to the first uncommitted offset');
   }
 
-  /** After a chunk failed: fetch the partition again from its first uncommitted offset. */
-  function rewind(topic: string, partition: number) {
-    const offset = uncommitted.get(partition);
-    if (offset === undefined) return;
-    try {
-      consumer.seek({ topic, partition, offset });
-    } catch (err) {
-      deps.logger.warn({ partition, offset, err }, 'could not seek back after a failed batch');
+  /** Waits `ms`, heartbeating (a rebalance throws out of it); returns early when stopping. */
+  async function pause(ms: number, heartbeat: () => Promise<void>, isRunning: () => boolean) {
+    const until = Date.now() + ms;
+    let lastBeat = Date.now();
+    while (Date.now() < until && isRunning() && !stopping) {
+      await new Promise((r) => setTimeout(r, Math.min(200, until - Date.now())));
+      if (Date.now() - lastBeat >= 3_000) {
+        await heartbeat();
+        lastBeat = Date.now();
+      }
     }
   }
 
@@ -151,103 +137,52 @@ export function createBlockConsumer(deps: {
         eachBatchAutoResolve: false,
         eachBatch: async ({ batch, heartbeat, isRunning, isStale, resolveOffset }) => {
           const { topic, partition } = batch;
-          const proceed = () => isRunning() && !isStale() && !stopping;
-          const chunks = splitByBytes(batch.messages, maxTransactionBytes);
-          let decoding: Promise<BlockEvent[]> | undefined = chunks[0] ? decodeChunk(chunks[0]) : undefined;
-          for (let i = 0; i < chunks.length; i++) {
-            let events: BlockEvent[];
+          const proceed = () => isRunning() && !isStale() && !stopping && !pipeline.failed();
+          // A rebalance (or the broker going away) throws out of heartbeat(): the chunks in flight
+          // finish and commit first, then kafkajs joins again.
+          const beat = async () => {
             try {
-              events = await decoding!;
+              await heartbeat();
             } catch (err) {
-              await settle().catch(() => {});
+              await pipeline.settle();
               throw err;
             }
-            if (!proceed()) break;
-            const chunk = chunks[i]!;
-            const first = chunk[0]!.offset;
-            const last = chunk[chunk.length - 1]!.offset;
-            if (!uncommitted.has(partition)) uncommitted.set(partition, first);
-            const previous = tail;
-            const current = projectChunk(partition, topic, chunk, events, previous).then(
-              () => {
-                uncommitted.set(partition, (BigInt(last) + 1n).toString());
-              },
-              (err: unknown) => {
-                rewind(topic, partition);
-                throw err;
-              },
-            );
-            current.catch(() => {});
-            tail = current;
-            // Decode the next chunk while this one's transaction runs; its errors surface when awaited.
-            decoding = chunks[i + 1] ? decodeChunk(chunks[i + 1]!) : undefined;
-            decoding?.catch(() => {});
-            // At most two chunks in flight: this one, and the one before until it is done.
-            try {
-              await previous;
-            } catch (err) {
-              await settle().catch(() => {});
-              throw err;
-            }
-            resolveOffset(last);
-            await heartbeat();
+          };
+          const failure = pipeline.failed() ? await pipeline.recover() : undefined;
+          if (failure) {
+            report(failure);
+            await pause(retryDelayMs(attempts++, deps.maxRetryDelayMs), beat, isRunning);
           }
-          // Stopping, or a seek: nothing may stay in flight. Otherwise the last chunk finishes
+          if (!proceed()) return;
+
+          const chunks = splitByBytes(batch.messages, maxTransactionBytes);
+          // The next chunk is decoded while the one before is projected (decodeChunk never rejects).
+          let decoding = chunks[0] ? decodeChunk(topic, partition, chunks[0]) : undefined;
+          for (let i = 0; i < chunks.length && decoding; i++) {
+            const chunk = await decoding;
+            if (!proceed()) break;
+            const previousDone = pipeline.push(chunk);
+            decoding = chunks[i + 1] ? decodeChunk(topic, partition, chunks[i + 1]!) : undefined;
+            // At most two chunks in flight: this one, and the one before until it is done.
+            await previousDone;
+            if (pipeline.failed()) break;
+            resolveOffset(chunk.lastOffset);
+            await beat();
+          }
+          // Stopping, a seek or a failure: nothing may stay in flight (a failure is handled at
+          // the next batch, from the offset it went back to). Otherwise the last chunk finishes
           // while kafkajs fetches the next batch.
-          if (!proceed()) await settle();
+          if (!proceed()) await pipeline.settle();
         },
       });
     },
     async stop() {
       stopping = true;
-      await settle().catch(() => {});
+      await pipeline.settle();
       await consumer.stop();
-      await settle().catch(() => {});
+      await pipeline.settle();
       await consumer.disconnect();
       setConnected(false);
     },
   };
-}
-
-/**
- * Runs of messages of at most maxBytes of values each (one message always fits), as even as the
- * messages allow: 16 blocks under a limit of 5 make 4 + 4 + 4 + 4, not 5 + 5 + 5 + 1.
- */
-export function splitByBytes(messages: KafkaMessage[], maxBytes: number): KafkaMessage[][] {
-  const size = (m: KafkaMessage) => m.value?.length ?? 0;
-  const pack = (limit: (bytes: number, next: number, chunk: number) => boolean) => {
-    const chunks: KafkaMessage[][] = [];
-    let start = 0;
-    while (start < messages.length) {
-      let end = start + 1;
-      let bytes = size(messages[start]!);
-      while (end < messages.length && limit(bytes, size(messages[end]!), chunks.length)) {
-        bytes += size(messages[end]!);
-        end++;
-      }
-      chunks.push(messages.slice(start, end));
-      start = end;
-    }
-    return chunks;
-  };
-  // As few chunks as full packing needs, then as even as those allow.
-  const full = pack((bytes, next) => bytes + next <= maxBytes);
-  let total = 0;
-  for (const m of messages) total += size(m);
-  const target = total / Math.max(1, full.length);
-  const even = pack(
-    (bytes, next, chunk) =>
-      bytes + next <= maxBytes && (chunk === full.length - 1 || bytes + next / 2 <= target),
-  );
-  return even.length <= full.length ? even : full;
-}
-
-/** Decodes (JSON + schema) one message per turn of the event loop. */
-async function decodeChunk(messages: KafkaMessage[]): Promise<BlockEvent[]> {
-  const events: BlockEvent[] = [];
-  for (const m of messages) {
-    await nextTurn();
-    events.push(blockEventCodec.decode(m.value));
-  }
-  return events;
 }

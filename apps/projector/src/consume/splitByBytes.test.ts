@@ -1,6 +1,6 @@
 import type { KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { splitByBytes } from './createBlockConsumer.ts';
+import { splitByBytes } from './splitByBytes.ts';
 
 const messages = (...sizes: number[]) => sizes.map((n) => ({ value: Buffer.alloc(n) }) as KafkaMessage);
 const shape = (sizes: number[], max: number) =>

@@ -4,10 +4,10 @@ import {
   type PoolClient,
   beginBlockSegment,
   removeChainBlock,
-  withTransaction,
 } from '@tributary/db';
 import { Counter, type Logger, type Registry } from '@tributary/runtime';
 import type { BlockEvent } from '@tributary/schema';
+import { checkoutClient } from './checkoutClient.ts';
 import { type BatchStep, planBatch } from './planBatch.ts';
 
 export interface BatchOutcome {
@@ -31,8 +31,10 @@ export interface BlockProjector {
   /**
    * Starts projecting a batch without `removed` events in its own transaction: writes the new
    * blocks' rows (beginBlockSegment) and waits. A later batch may be started while an earlier
-   * one is not finished yet; batches must be finished in order, each after the previous one
-   * committed (or aborted when it failed).
+   * one is not finished yet, but only once the earlier one's startBatch has resolved: otherwise
+   * it may insert a block of the earlier batch first, and the earlier batch's insert then waits
+   * for a transaction that waits for it. Batches must be finished in order, each after the
+   * previous one committed (or aborted when it failed).
    */
   startBatch(events: readonly BlockEvent[]): Promise<StartedBatch>;
 }
@@ -41,6 +43,11 @@ export function createBlockProjector(deps: {
   pool: Pool;
   logger: Logger;
   metrics: Registry;
+  /**
+   * A checked-out connection failed (PostgreSQL went away). The transaction's next query fails
+   * too and reports it; by default this is only logged at debug level.
+   */
+  onConnectionError?: (err: Error) => void;
 }): BlockProjector {
   const rows = new Counter({
     name: 'projector_rows_inserted_total',
@@ -59,6 +66,44 @@ export function createBlockProjector(deps: {
     rows.inc({ table: 'transfers' }, out.transfers);
     removed.inc(out.removedBlocks);
   };
+
+  const onConnectionError =
+    deps.onConnectionError ??
+    ((err: Error) => deps.logger.debug({ err }, 'PostgreSQL connection of a transaction failed'));
+
+  /** BEGIN, then `steps`: resolves with the open transaction's client and its `end`. */
+  async function begin() {
+    const { client, release } = await checkoutClient(deps.pool, onConnectionError);
+    let open = true;
+    const end = async (sql: 'COMMIT' | 'ROLLBACK') => {
+      if (!open) return;
+      open = false;
+      let failed: Error | undefined;
+      try {
+        await client.query(sql);
+      } catch (err) {
+        failed = err as Error;
+        throw err;
+      } finally {
+        // A connection whose COMMIT or ROLLBACK failed is not handed out again.
+        release(failed);
+      }
+    };
+    try {
+      await client.query('BEGIN');
+    } catch (err) {
+      release(err as Error);
+      throw err;
+    }
+    return { client, end };
+  }
+
+  /** Rolls back after `err`; a rollback that fails too (the connection is gone) changes nothing. */
+  async function rollBack(end: (sql: 'ROLLBACK') => Promise<void>, err: unknown) {
+    await end('ROLLBACK').catch((rollbackErr: unknown) => {
+      deps.logger.debug({ err: rollbackErr, cause: err }, 'rollback after a failed transaction failed');
+    });
+  }
 
   async function runSteps(client: PoolClient, steps: BatchStep[], out: BatchOutcome) {
     for (const step of steps) {
@@ -81,7 +126,15 @@ export function createBlockProjector(deps: {
   return {
     async projectBatch(events) {
       const out: BatchOutcome = { blocks: 0, logs: 0, transfers: 0, removedBlocks: 0 };
-      await withTransaction(deps.pool, (client) => runSteps(client, planBatch(events), out));
+      const steps = planBatch(events);
+      const { client, end } = await begin();
+      try {
+        await runSteps(client, steps, out);
+        await end('COMMIT');
+      } catch (err) {
+        await rollBack(end, err);
+        throw err;
+      }
       count(out);
       return out;
     },
@@ -89,24 +142,13 @@ export function createBlockProjector(deps: {
     async startBatch(events) {
       const steps = planBatch(events);
       if (steps.some((s) => s.kind === 'remove')) throw new Error('startBatch: the batch removes blocks');
-      const client = await deps.pool.connect();
-      let open = true;
-      const end = async (sql: 'COMMIT' | 'ROLLBACK') => {
-        if (!open) return;
-        open = false;
-        try {
-          await client.query(sql);
-        } finally {
-          client.release();
-        }
-      };
+      const { client, end } = await begin();
       const begun: BegunSegment[] = [];
       try {
-        await client.query('BEGIN');
         for (const step of steps)
           if (step.kind === 'segment') begun.push(await beginBlockSegment(client, step.segment));
       } catch (err) {
-        await end('ROLLBACK').catch(() => {});
+        await rollBack(end, err);
         throw err;
       }
       return {
@@ -121,7 +163,7 @@ export function createBlockProjector(deps: {
             }
             await end('COMMIT');
           } catch (err) {
-            await end('ROLLBACK').catch(() => {});
+            await rollBack(end, err);
             throw err;
           }
           count(out);

@@ -5,10 +5,10 @@ import { type BlockProjector, createBlockProjector } from '../project/createBloc
 
 const BASE_URL = process.env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:55432/tributary';
 
-async function admin(sql: string) {
+async function admin(sql: string): Promise<{ n?: number }[]> {
   const pool = createPool({ connectionString: BASE_URL, max: 1 });
   try {
-    await pool.query(sql);
+    return (await pool.query(sql)).rows;
   } finally {
     await pool.end();
   }
@@ -34,6 +34,13 @@ export async function migratedDatabase(
   });
   const drop = async () => {
     await pool.end();
+    // pool.end() resolves before its connections have closed: wait for them, so that FORCE only
+    // ever terminates connections a test left open.
+    for (let i = 0; i < 50; i++) {
+      const open = await admin(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${name}'`);
+      if (open[0]?.n === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   };
   return { pool, projector, drop };
