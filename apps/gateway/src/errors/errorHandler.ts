@@ -25,9 +25,20 @@ function isBodyParserError(err: unknown): err is BodyParserError {
   );
 }
 
+/**
+ * express's router decodes every path parameter with decodeURIComponent while it matches routes; a
+ * malformed escape (`%ZZ`, a lone `%`, escapes that are not UTF-8) throws a URIError, which the
+ * router tags with status 400 and passes on as the request's error, for every route with a parameter.
+ */
+function isPathDecodeError(err: unknown): err is URIError {
+  return err instanceof URIError && (err as URIError & { status?: unknown }).status === 400;
+}
+
 /** Foreign errors that are the caller's fault become ApiErrors; anything else stays unknown (500). */
 function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
+  if (isPathDecodeError(err))
+    return new BadRequestError('Malformed percent-encoding in the request path', { cause: err });
   if (isBodyParserError(err)) {
     switch (err.type) {
       case 'entity.parse.failed':
