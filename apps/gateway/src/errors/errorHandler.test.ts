@@ -50,3 +50,18 @@ describe('a path parameter with a malformed percent-encoding', () => {
     });
   });
 });
+
+describe('a body that is not what its content-encoding says', () => {
+  it.each(['gzip', 'deflate', 'br'])('is a 400 for %s (zlib refuses it)', async (encoding) => {
+    const init = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+      body: '{"secretKey":"secret-key-123"}',
+    };
+    expect(await answer('/settings', init)).toEqual({
+      status: 400,
+      type: 'application/json; charset=utf-8',
+      body: { message: 'Request body does not match its content-encoding' },
+    });
+  });
+});

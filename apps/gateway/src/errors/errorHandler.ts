@@ -26,6 +26,15 @@ function isBodyParserError(err: unknown): err is BodyParserError {
 }
 
 /**
+ * body-parser passes a failed decompression (a body that is not what its content-encoding says it
+ * is: gzip, deflate or br) on as zlib's own error, tagged status 400, without a `type`.
+ */
+function isBodyDecompressionError(err: unknown): boolean {
+  const e = err as { status?: unknown; errno?: unknown } | null;
+  return typeof e === 'object' && e !== null && e.status === 400 && typeof e.errno === 'number';
+}
+
+/**
  * express's router decodes every path parameter with decodeURIComponent while it matches routes; a
  * malformed escape (`%ZZ`, a lone `%`, escapes that are not UTF-8) throws a URIError, which the
  * router tags with status 400 and passes on as the request's error, for every route with a parameter.
@@ -39,6 +48,8 @@ function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   if (isPathDecodeError(err))
     return new BadRequestError('Malformed percent-encoding in the request path', { cause: err });
+  if (isBodyDecompressionError(err))
+    return new BadRequestError('Request body does not match its content-encoding', { cause: err });
   if (isBodyParserError(err)) {
     switch (err.type) {
       case 'entity.parse.failed':
