@@ -307,6 +307,20 @@ describe('stream routes', () => {
     );
   });
 
+  it('reads a "__proto__" key of an update as a plain (unknown, ignored) key', async () => {
+    const created = (await call('PUT', '/streams/evm', streamBody())).body;
+    // Raw text: in an object literal "__proto__" would set the prototype rather than a key.
+    const res = await fetch(`${baseUrl}/streams/evm/${created['id']}`, {
+      method: 'POST',
+      headers: { 'x-api-key': keyA, 'content-type': 'application/json' },
+      body: '{"__proto__":{"demo":true,"allAddresses":true},"description":"new"}',
+    });
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 200,
+      body: { ...created, description: 'new' },
+    });
+  });
+
   it('adds 50,000 addresses in one call, lists, removes and replaces them', async () => {
     const id = (await call('PUT', '/streams/evm', streamBody())).body['id'];
     const addresses = Array.from({ length: 50_000 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
