@@ -159,15 +159,26 @@ function apiKey(valid: string) {
 }
 
 describe('the data interface under hostile input', () => {
-  it('answers every GET with well-formed JSON, whatever the path, query and headers', async () => {
+  it('answers every GET (and HEAD) with well-formed JSON, whatever the path, query and headers', async () => {
     const requests = dataRequest(await realCursors());
+    const method = fc.constantFrom('GET', 'GET', 'GET', 'HEAD');
     await fc.assert(
-      fc.asyncProperty(requests, apiKey(gw.apiKey.key), extraHeaders, async (pathAndQuery, key, extra) => {
-        const headers: Record<string, string> = { ...extra };
-        if (key !== undefined) headers['x-api-key'] = key;
-        const url = `${gw.baseUrl}${pathAndQuery}`;
-        assertWellFormed(`GET ${url} ${JSON.stringify(headers)}`, await fetchAnswer(url, { headers }));
-      }),
+      fc.asyncProperty(
+        method,
+        requests,
+        apiKey(gw.apiKey.key),
+        extraHeaders,
+        async (m, pathAndQuery, key, extra) => {
+          const headers: Record<string, string> = { ...extra };
+          if (key !== undefined) headers['x-api-key'] = key;
+          const url = `${gw.baseUrl}${pathAndQuery}`;
+          // A HEAD answer has the headers of its GET and no body.
+          const answer = await fetchAnswer(url, { method: m, headers });
+          assertWellFormed(`${m} ${url} ${JSON.stringify(headers)}`, answer, { expectBody: m === 'GET' });
+          if (m === 'HEAD' && answer && !answer.contentType?.startsWith('application/json'))
+            throw new Error(`HEAD ${url} answered ${answer.status} with content-type ${answer.contentType}`);
+        },
+      ),
       fuzzParameters(300),
     );
   });
