@@ -22,8 +22,9 @@ function toApiError(err: NodeJS.ErrnoException): ApiError {
   }
 }
 
-/** Sockets already answered: Node reports the same parse error again for every later chunk. */
-const answered = new WeakSet<Duplex>();
+/** Marks a socket already answered: Node reports the same parse error again for every later chunk. */
+const ANSWERED = Symbol('answered');
+type Socket = Duplex & { [ANSWERED]?: true; _httpMessage?: { headersSent: boolean } | null };
 /** How long the client gets to read the answer before the connection is dropped. */
 const LINGER_MS = 2_000;
 
@@ -33,11 +34,10 @@ const LINGER_MS = 2_000;
  * disagrees with the body) would otherwise get Node's bare status line with no body; they get the
  * gateway's JSON error body instead, and the connection is closed as Node does.
  */
-export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (answered.has(socket)) return;
+export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (socket[ANSWERED]) return;
   // As Node does: answer unless a response on this (keep-alive) connection has already started.
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean } | null })._httpMessage;
-  if (!socket.writable || inFlight?.headersSent) {
+  if (!socket.writable || socket._httpMessage?.headersSent) {
     socket.destroy();
     return;
   }
@@ -48,14 +48,14 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
  * The HTTP server's `connect` listener: Node hands a CONNECT request to it rather than to express,
  * and closes the connection without a word when nobody listens. No route serves CONNECT.
  */
-export function answerConnect(req: IncomingMessage, socket: Duplex): void {
+export function answerConnect(req: IncomingMessage, socket: Socket): void {
   const path = (req.url ?? '').split('?')[0];
   writeError(socket, new NotFoundError(`Route not found: ${req.method} ${path}`));
 }
 
 /** Writes a whole JSON error response on a socket that no ServerResponse owns, then closes it. */
-function writeError(socket: Duplex, apiError: ApiError): void {
-  answered.add(socket);
+function writeError(socket: Socket, apiError: ApiError): void {
+  socket[ANSWERED] = true;
   const status = STATUS_BY_KIND[apiError.kind];
   const body = stringifyJson({ message: apiError.message });
   socket.end(

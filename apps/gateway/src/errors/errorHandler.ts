@@ -25,13 +25,22 @@ function isBodyParserError(err: unknown): err is BodyParserError {
   );
 }
 
+/** Codes of zlib's errors: `Z_DATA_ERROR`, ... for gzip and deflate, `ERR__ERROR_...` for br. */
+const ZLIB_CODE = /^(Z_|ERR__|ERR_BROTLI)/;
+
 /**
  * body-parser passes a failed decompression (a body that is not what its content-encoding says it
  * is: gzip, deflate or br) on as zlib's own error, tagged status 400, without a `type`.
  */
 function isBodyDecompressionError(err: unknown): boolean {
-  const e = err as { status?: unknown; errno?: unknown } | null;
-  return typeof e === 'object' && e !== null && e.status === 400 && typeof e.errno === 'number';
+  const e = err as { status?: unknown; code?: unknown } | null;
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    e.status === 400 &&
+    typeof e.code === 'string' &&
+    ZLIB_CODE.test(e.code)
+  );
 }
 
 /**
