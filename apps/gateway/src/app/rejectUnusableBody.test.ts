@@ -45,7 +45,7 @@ describe('bodies that JSON.parse reads but the handlers cannot use', () => {
     expect(created.status).toBe(200);
   });
 
-  it('refuses a NUL character, which PostgreSQL cannot store (a 500 before)', async () => {
+  it('refuses a NUL character or an unpaired surrogate, which PostgreSQL cannot store (500s before)', async () => {
     const nul = {
       status: 400,
       body: { message: 'Request body strings must not contain the NUL character (\\u0000)' },
@@ -55,6 +55,12 @@ describe('bodies that JSON.parse reads but the handlers cannot use', () => {
     expect(await send('PUT', '/streams/evm', JSON.stringify({ ...stream, description: 'a\u0000b' }))).toEqual(
       nul,
     );
+    const lone = {
+      status: 400,
+      body: { message: 'Request body strings must be valid Unicode (no unpaired surrogate such as \\ud800)' },
+    };
+    expect(await send('POST', '/settings', '{"secretKey":"secret-key-\\ud800"}')).toEqual(lone);
+    expect(await send('PUT', '/streams/evm', JSON.stringify({ ...stream, tag: 'a\ud800' }))).toEqual(lone);
     // The secret is unchanged.
     const settings = await gw.request('/settings');
     expect(((await settings.json()) as { secretKey: string }).secretKey).not.toContain('\u0000');

@@ -28,4 +28,12 @@ describe('jsonBodyProblem', () => {
     expect(jsonBodyProblem(JSON.parse('{"k\\u0000":1}'), 64)).toBe(NUL);
     expect(jsonBodyProblem({ tag: 'ok', n: 0, b: false, z: null }, 64)).toBeUndefined();
   });
+
+  it('finds an unpaired surrogate, and lets a pair (one character) through', () => {
+    const lone = 'Request body strings must be valid Unicode (no unpaired surrogate such as \\ud800)';
+    expect(jsonBodyProblem(JSON.parse('{"tag":"a\\ud800b"}'), 64)).toBe(lone);
+    expect(jsonBodyProblem(JSON.parse('{"\\udfff":1}'), 64)).toBe(lone);
+    expect(jsonBodyProblem(JSON.parse('["\\ud83d\\ude00"]'), 64)).toBeUndefined();
+    expect(jsonBodyProblem({ tag: '\u{1F600} é' }, 64)).toBeUndefined();
+  });
 });
