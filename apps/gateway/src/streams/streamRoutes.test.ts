@@ -429,6 +429,16 @@ describe('stream routes', () => {
     expect((await call('GET', '/stats')).status).toBe(200);
   });
 
+  it('answers 404 for a replayed delivery id that is not a uuid (it reached the uuid cast: 500)', async () => {
+    const id = (await call('PUT', '/streams/evm', streamBody())).body['id'];
+    for (const delivery of ['-'.repeat(36), 'a'.repeat(36), 'aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaa-', 'x']) {
+      expect(await call('POST', `/history/replay/${id}/${delivery}`)).toEqual({
+        status: 404,
+        body: { message: 'Delivery not found' },
+      });
+    }
+  });
+
   it('a stream left in error is terminated for good: it cannot be re-activated or paused', async () => {
     const created = (await call('PUT', '/streams/evm', streamBody())).body;
     const id = created['id'] as string;
