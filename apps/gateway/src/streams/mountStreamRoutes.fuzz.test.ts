@@ -289,7 +289,7 @@ describe('the stream interface under hostile input', () => {
           await fetchAnswer(url, { method, headers, ...(sent === undefined ? {} : { body: sent }) }),
         );
       }),
-      fuzzParameters(400),
+      fuzzParameters(1_000),
     );
   });
 

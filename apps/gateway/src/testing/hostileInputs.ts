@@ -41,12 +41,24 @@ const longText = fc
   .tuple(fc.integer({ min: 1_000, max: 40_000 }), fc.constantFrom('a', '%41', 'é', '%ZZ', '0', '\u0000'))
   .map(([n, piece]) => piece.repeat(n));
 
-/** A path segment: a known good value, hostile text or a very long one. */
+/** Ids that look like uuids at a glance: the right length and alphabet, the wrong shape. */
+const uuidLike = fc.oneof(
+  fc.constantFrom(
+    '-'.repeat(36),
+    'a'.repeat(36),
+    'aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaa-',
+    '{00000000-0000-0000-0000-000000000000}',
+  ),
+  fc.stringMatching(/^[0-9a-fA-F-]{36}$/),
+);
+
+/** A path segment: a known good value, hostile text, a uuid or near-uuid, or a very long one. */
 export function segment(good: readonly string[]): fc.Arbitrary<string> {
   return fc.oneof(
     { arbitrary: fc.constantFrom(...good), weight: 24 },
     { arbitrary: hostileText, weight: 6 },
     { arbitrary: fc.uuid(), weight: 1 },
+    { arbitrary: uuidLike, weight: 1 },
     { arbitrary: longText, weight: 1 },
   );
 }
@@ -120,6 +132,9 @@ const odd = fc.constantFrom(
   'a.b.c',
   '.',
   '00000000-0000-0000-0000-000000000000',
+  '-'.repeat(36),
+  'a'.repeat(36),
+  'aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaa-',
   'a\u0000b',
 );
 
@@ -228,9 +243,14 @@ function objectText(entries: [string, string][]): string {
 }
 
 const jsonText = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v));
+/** Strings PostgreSQL cannot hold: with a NUL character or an unpaired surrogate. */
 const stringWithNul = fc
-  .tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }))
-  .map(([a, b]) => `${a}\u0000${b}`);
+  .tuple(
+    fc.string({ maxLength: 8 }),
+    fc.constantFrom('\u0000', '\ud800', '\udfff'),
+    fc.string({ maxLength: 8 }),
+  )
+  .map(([a, bad, b]) => `${a}${bad}${b}`);
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
 
 /** Nesting deep enough to exhaust a recursive walk. */
