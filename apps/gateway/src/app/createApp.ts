@@ -12,6 +12,7 @@ import { createCursorCodec } from '../cursor/createCursorCodec.ts';
 import { createDataRouter } from '../data/createDataRouter.ts';
 import { createTokenMetadataCache } from '../data/createTokenMetadataCache.ts';
 import { createErrorHandler, notFoundHandler } from '../errors/errorHandler.ts';
+import { rejectUnusableBody } from './rejectUnusableBody.ts';
 import { createRequestContext } from './requestContext.ts';
 
 /** Top-level paths of the stream interface; requests under them are authenticated like /api/v2.2. */
@@ -83,6 +84,7 @@ export function createApp(deps: AppDeps): Express {
     }),
     // Bodies are parsed only for authenticated callers, and only where a method carries one.
     withBody(express.json({ limit: deps.bodyLimitBytes ?? 1_048_576 })),
+    rejectUnusableBody,
   ];
 
   const cursors = createCursorCodec(deps.cursorSecret);

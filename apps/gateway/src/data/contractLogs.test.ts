@@ -156,6 +156,11 @@ describe('GET /api/v2.2/:address/logs', () => {
         `/api/v2.2/${C}/logs?topic0=${TRANSFER_TOPIC}&to_date=yesterday-ish`,
         'to_date must be a date (ISO 8601, RFC 2822 or Unix seconds)',
       ],
+      // JavaScript reads this date; PostgreSQL cannot hold it (it was a 500).
+      [
+        `/api/v2.2/${C}/logs?topic0=${TRANSFER_TOPIC}&from_date=-271821-04-20T00:00:00Z`,
+        'from_date must be a date from 0001-01-01 to 9999-12-31',
+      ],
       [
         `/api/v2.2/${C}/logs?topic0=${TRANSFER_TOPIC}&limit=1000`,
         'limit must be an integer between 1 and 100',

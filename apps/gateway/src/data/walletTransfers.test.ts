@@ -241,6 +241,11 @@ describe('GET /api/v2.2/:address/erc20/transfers', () => {
         `/api/v2.2/${W}/erc20/transfers?from_date=not-a-date`,
         'from_date must be a date (ISO 8601, RFC 2822 or Unix seconds)',
       ],
+      // JavaScript reads this date; PostgreSQL cannot hold it (it was a 500).
+      [
+        `/api/v2.2/${W}/erc20/transfers?to_date=-271821-04-20T00:00:00Z`,
+        'to_date must be a date from 0001-01-01 to 9999-12-31',
+      ],
       [`/api/v2.2/${W}/erc20/transfers?limit=1&limit=2`, 'limit must be given once, as a single value'],
       [`/api/v2.2/${W}/erc20/transfers?cursor=abc`, 'Invalid cursor'],
     ];

@@ -7,6 +7,8 @@ export type ApiErrorKind =
   | 'unauthorized'
   | 'not-found'
   | 'payload-too-large'
+  | 'headers-too-large'
+  | 'request-timeout'
   | 'validation'
   | 'rate-limited';
 
@@ -42,6 +44,18 @@ export class PayloadTooLargeError extends ApiError {
   readonly kind = 'payload-too-large';
 }
 
+/** A request line and headers past the HTTP server's limit (431; see answerClientError). */
+export class HeadersTooLargeError extends ApiError {
+  override readonly name = 'HeadersTooLargeError';
+  readonly kind = 'headers-too-large';
+}
+
+/** A request not received whole within the HTTP server's time limit (408). */
+export class RequestTimeoutError extends ApiError {
+  override readonly name = 'RequestTimeoutError';
+  readonly kind = 'request-timeout';
+}
+
 /** A stream body that breaks the rules (422 `{"message":"Validation Failed","details":{...}}`). */
 export class ValidationError extends ApiError {
   override readonly name = 'ValidationError';
@@ -64,6 +78,8 @@ export const STATUS_BY_KIND: Record<ApiErrorKind, number> = {
   unauthorized: 401,
   'not-found': 404,
   'payload-too-large': 413,
+  'headers-too-large': 431,
+  'request-timeout': 408,
   validation: 422,
   'rate-limited': 429,
 };

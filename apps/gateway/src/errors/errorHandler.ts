@@ -25,9 +25,40 @@ function isBodyParserError(err: unknown): err is BodyParserError {
   );
 }
 
+/** Codes of zlib's errors: `Z_DATA_ERROR`, ... for gzip and deflate, `ERR__ERROR_...` for br. */
+const ZLIB_CODE = /^(Z_|ERR__|ERR_BROTLI)/;
+
+/**
+ * body-parser passes a failed decompression (a body that is not what its content-encoding says it
+ * is: gzip, deflate or br) on as zlib's own error, tagged status 400, without a `type`.
+ */
+function isBodyDecompressionError(err: unknown): boolean {
+  const e = err as { status?: unknown; code?: unknown } | null;
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    e.status === 400 &&
+    typeof e.code === 'string' &&
+    ZLIB_CODE.test(e.code)
+  );
+}
+
+/**
+ * express's router decodes every path parameter with decodeURIComponent while it matches routes; a
+ * malformed escape (`%ZZ`, a lone `%`, escapes that are not UTF-8) throws a URIError, which the
+ * router tags with status 400 and passes on as the request's error, for every route with a parameter.
+ */
+function isPathDecodeError(err: unknown): err is URIError {
+  return err instanceof URIError && (err as URIError & { status?: unknown }).status === 400;
+}
+
 /** Foreign errors that are the caller's fault become ApiErrors; anything else stays unknown (500). */
 function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
+  if (isPathDecodeError(err))
+    return new BadRequestError('Malformed percent-encoding in the request path', { cause: err });
+  if (isBodyDecompressionError(err))
+    return new BadRequestError('Request body does not match its content-encoding', { cause: err });
   if (isBodyParserError(err)) {
     switch (err.type) {
       case 'entity.parse.failed':

@@ -9,6 +9,8 @@ export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 100;
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const MIN_DATE_MS = Date.parse('0001-01-01T00:00:00Z');
+const MAX_DATE_MS = Date.parse('9999-12-31T23:59:59.999Z');
 const HASH32 = /^0x[0-9a-fA-F]{64}$/;
 
 /** A parameter given once; absent or empty is undefined; given twice is an error. */
@@ -90,6 +92,10 @@ export function parseDate(name: string, value: string | undefined): Date | undef
   const ms = /^\d{1,12}$/.test(v) ? Number(v) * 1000 : Date.parse(v);
   if (!Number.isFinite(ms)) {
     throw new BadRequestError(`${name} must be a date (ISO 8601, RFC 2822 or Unix seconds)`);
+  }
+  // JavaScript reads dates PostgreSQL cannot hold (years before 4713 BC): keep to four-digit years.
+  if (ms < MIN_DATE_MS || ms > MAX_DATE_MS) {
+    throw new BadRequestError(`${name} must be a date from 0001-01-01 to 9999-12-31`);
   }
   return new Date(ms);
 }

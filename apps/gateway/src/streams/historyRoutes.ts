@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../errors/apiErrors.ts';
 import { sendJson } from '../json/sendJson.ts';
 import { optionalString, requiredLimit } from './pageParams.ts';
-import { type StreamRouteDeps, accountOf, streamIdParam } from './streamDeps.ts';
+import { type StreamRouteDeps, accountOf, isUuid, streamIdParam } from './streamDeps.ts';
 
 const historyKey = z.object({ createdAt: z.string(), id: z.string().uuid() });
 
@@ -68,7 +68,8 @@ export function addHistoryRoutes(router: Router, deps: StreamRouteDeps): void {
     const account = accountOf(res);
     const streamId = streamIdParam(req.params['streamId']);
     const id = req.params['id'] ?? '';
-    if (!/^[0-9a-f-]{36}$/i.test(id)) throw new NotFoundError('Delivery not found');
+    // The full uuid shape: 36 hex digits and dashes in any order reached PostgreSQL's uuid cast (500).
+    if (!isUuid(id)) throw new NotFoundError('Delivery not found');
     const jobId = `${id.toLowerCase()}_replay_${Date.now()}`;
     const item = await prepareReplay(deps.pool, account.id, streamId, id.toLowerCase(), jobId);
     if (!item) throw new NotFoundError('Delivery not found');

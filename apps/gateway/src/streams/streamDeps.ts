@@ -29,8 +29,12 @@ export function accountOf(res: Response): { id: string; webhookSecret: string } 
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+export function isUuid(raw: unknown): raw is string {
+  return typeof raw === 'string' && UUID.test(raw);
+}
+
 export function streamIdParam(raw: unknown): string {
-  if (typeof raw !== 'string' || !UUID.test(raw)) throw new NotFoundError('Stream not found');
+  if (!isUuid(raw)) throw new NotFoundError('Stream not found');
   return raw.toLowerCase();
 }
 

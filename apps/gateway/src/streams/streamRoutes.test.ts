@@ -307,6 +307,20 @@ describe('stream routes', () => {
     );
   });
 
+  it('reads a "__proto__" key of an update as a plain (unknown, ignored) key', async () => {
+    const created = (await call('PUT', '/streams/evm', streamBody())).body;
+    // Raw text: in an object literal "__proto__" would set the prototype rather than a key.
+    const res = await fetch(`${baseUrl}/streams/evm/${created['id']}`, {
+      method: 'POST',
+      headers: { 'x-api-key': keyA, 'content-type': 'application/json' },
+      body: '{"__proto__":{"demo":true,"allAddresses":true},"description":"new"}',
+    });
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 200,
+      body: { ...created, description: 'new' },
+    });
+  });
+
   it('adds 50,000 addresses in one call, lists, removes and replaces them', async () => {
     const id = (await call('PUT', '/streams/evm', streamBody())).body['id'];
     const addresses = Array.from({ length: 50_000 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
@@ -413,6 +427,16 @@ describe('stream routes', () => {
       totalTxsInternalProcessed: 0,
     });
     expect((await call('GET', '/stats')).status).toBe(200);
+  });
+
+  it('answers 404 for a replayed delivery id that is not a uuid (it reached the uuid cast: 500)', async () => {
+    const id = (await call('PUT', '/streams/evm', streamBody())).body['id'];
+    for (const delivery of ['-'.repeat(36), 'a'.repeat(36), 'aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaa-', 'x']) {
+      expect(await call('POST', `/history/replay/${id}/${delivery}`)).toEqual({
+        status: 404,
+        body: { message: 'Delivery not found' },
+      });
+    }
   });
 
   it('a stream left in error is terminated for good: it cannot be re-activated or paused', async () => {

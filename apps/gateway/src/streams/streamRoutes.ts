@@ -84,10 +84,12 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     const patch =
       typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? req.body : {};
     const merged: Record<string, unknown> = { ...existing.config };
-    // A partial body: given keys replace stored ones; explicit nulls clear optional ones.
+    // A partial body: given keys replace stored ones; explicit nulls clear optional ones. A
+    // "__proto__" key (JSON.parse makes it a plain one) is defined as a plain key too: assigned,
+    // it would become the prototype and lend the validator fields the body never named.
     for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
       if (v === undefined) continue;
-      merged[k] = v;
+      Object.defineProperty(merged, k, { value: v, enumerable: true, writable: true, configurable: true });
     }
     const config = validate(deps, merged);
     await sendTestWebhook(deps, config.webhookUrl, await secretOf(deps, account.id, account.webhookSecret));

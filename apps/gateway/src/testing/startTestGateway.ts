@@ -7,6 +7,7 @@ import { createHealth, createLogger, createMetrics } from '@tributary/runtime';
 import { Redis } from 'ioredis';
 import { type AppDeps, createApp } from '../app/createApp.ts';
 import { createHttpServer } from '../app/createHttpServer.ts';
+import { createTestStreamServices } from './createTestStreamServices.ts';
 import { type TestDatabase, TEST_REDIS_URL, createTestDatabase } from './testDatabase.ts';
 
 export interface TestGateway {
@@ -20,17 +21,21 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** A gateway on port 0 over its own fresh database and its own Redis key prefix. */
+/**
+ * A gateway on port 0 over its own fresh database and its own Redis key prefix. `streams: true`
+ * mounts the real stream interface (see createTestStreamServices) in place of `mountStreams`.
+ */
 export async function startTestGateway(
   overrides: Partial<
     Pick<
       AppDeps,
       'rateLimit' | 'apiKeyCacheMs' | 'bodyLimitBytes' | 'mountStreams' | 'transferCheckpointBlocks'
-    >
+    > & { streams: boolean }
   > = {},
 ): Promise<TestGateway> {
   const db = await createTestDatabase();
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: false });
+  const streams = overrides.streams ? await createTestStreamServices(db.pool, TEST_REDIS_URL) : undefined;
   const prefix = `test:gw:${randomBytes(6).toString('hex')}:`;
   const app = createApp({
     pool: db.pool,
@@ -43,11 +48,16 @@ export async function startTestGateway(
     rateLimit: { limit: 0, windowMs: 1_000, keyPrefix: prefix, ...overrides.rateLimit },
     apiKeyCacheMs: overrides.apiKeyCacheMs ?? 0,
     bodyLimitBytes: overrides.bodyLimitBytes,
-    mountStreams: overrides.mountStreams,
+    mountStreams: streams?.mount ?? overrides.mountStreams,
     transferCheckpointBlocks: overrides.transferCheckpointBlocks,
   });
   const server: Server = await new Promise((resolve) => {
-    const s = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(s));
+    // A short request timeout: a request whose body never arrives whole gets its 408 in tests.
+    const s = createHttpServer(app, { requestTimeoutMs: 1_000, timeoutCheckMs: 250 }).listen(
+      0,
+      '127.0.0.1',
+      () => resolve(s),
+    );
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const apiKey = await createAccountWithKey(db.pool, { accountName: 'test' });
@@ -66,6 +76,7 @@ export async function startTestGateway(
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await streams?.close();
       const keys = await redis.keys(`${prefix}*`);
       if (keys.length > 0) await redis.del(...keys);
       await redis.quit();

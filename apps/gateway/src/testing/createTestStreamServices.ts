@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import { createChainRegistry } from '@tributary/chains';
+import type { Pool } from '@tributary/db';
+import { createLogger } from '@tributary/runtime';
+import type { Router } from 'express';
+import { createStreamServices } from '../streams/createStreamServices.ts';
+import { mountStreamRoutes } from '../streams/mountStreamRoutes.ts';
+
+const KAFKA_BROKERS = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:59092').split(',');
+
+export interface TestStreamServices {
+  mount(router: Router): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The real stream interface over a test database: a Kafka producer on a topic prefix and a
+ * delivery queue on a Redis prefix of its own, loopback webhook URLs allowed (test receivers).
+ */
+export async function createTestStreamServices(pool: Pool, redisUrl: string): Promise<TestStreamServices> {
+  const unique = `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
+  const services = await createStreamServices({
+    env: {
+      KAFKA_BROKERS,
+      KAFKA_CLIENT_ID: 'gateway-test',
+      KAFKA_TOPIC_PREFIX: `t-${unique}.`,
+      REDIS_URL: redisUrl,
+      WEBHOOK_QUEUE_PREFIX: `q-${unique}`,
+      ALLOW_PRIVATE_WEBHOOK_URLS: true,
+      TEST_WEBHOOK_TIMEOUT_MS: 2_000,
+    },
+    pool,
+    chains: createChainRegistry(),
+    cursorSecret: 'test-cursor-secret-0123456789',
+    logger: createLogger('gateway-test', process.env['LOG_LEVEL'] ?? 'silent'),
+  });
+  return {
+    mount: (router) => mountStreamRoutes(router, services.deps),
+    async close() {
+      await services.deps.deliveryQueue.obliterate({ force: true }).catch(() => undefined);
+      await services.close();
+    },
+  };
+}
