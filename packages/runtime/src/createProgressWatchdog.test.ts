@@ -65,9 +65,9 @@ describe('createProgressWatchdog', () => {
     dog.stop();
   });
 
-  it('a failing backlog probe neither starts nor ends a stall', async () => {
+  it('while the backlog probe fails, a declared stall stays, but the clock towards the exit starts again', async () => {
     let fail = false;
-    const { dog, advance } = setup(async () => {
+    const { dog, exits, advance } = setup(async () => {
       if (fail) throw new Error('broker down');
       return 2;
     });
@@ -76,9 +76,17 @@ describe('createProgressWatchdog', () => {
     await dog.tick();
     expect(() => dog.check()).toThrow();
     fail = true;
-    advance(100);
+    advance(10_000);
     await dog.tick();
     expect(() => dog.check()).toThrow();
+    fail = false;
+    await dog.tick(); // the broker is back: waiting again from now
+    advance(2_900);
+    await dog.tick();
+    expect(exits).toEqual([]);
+    advance(100);
+    await dog.tick();
+    expect(exits).toEqual(['test-consumer: 2 waiting and no progress for 3 s']);
     dog.stop();
   });
 });

@@ -16,8 +16,9 @@ export interface ProgressWatchdog {
  * Turns a silent stall into a restart. Every `intervalMs` it asks how much work waits (a
  * consumer's lag); while some waits and `progress()` was not called for `stallMs`, the service
  * is not ready, and after `exitAfterMs` it calls `onStalled` once (which exits the process, so
- * the supervisor starts it afresh). An idle service (nothing waiting) is never stalled. A backlog
- * probe that fails counts as "unknown": it neither starts nor ends a stall.
+ * the supervisor starts it afresh). An idle service (nothing waiting) is never stalled. While the
+ * backlog probe fails (its broker is away) a stall already declared stays, but the clock towards
+ * the exit starts again when the probe answers: a restart cannot bring a broker back.
  */
 export function createProgressWatchdog(opts: {
   name: string;
@@ -47,6 +48,9 @@ export function createProgressWatchdog(opts: {
     } catch (err) {
       if (!probeFailing) opts.logger.warn({ watchdog: opts.name, err }, 'backlog probe failed');
       probeFailing = true;
+      // The broker the probe asks is away: so is the work, and a restart would not bring it
+      // back. The clock starts again once the probe answers.
+      waitingSince = undefined;
       return;
     }
     if (backlog <= 0) {
