@@ -5,6 +5,7 @@ import {
   createKafka,
   createLagProbe,
   ensureTopics,
+  kafkaClientLogger,
   topicName,
 } from '@tributary/bus';
 import { createPool, migrate } from '@tributary/db';
@@ -20,7 +21,6 @@ import { TOPICS } from '@tributary/schema';
 import { createBlockConsumer } from './consume/createBlockConsumer.ts';
 import { loadEnv } from './env.ts';
 import { createOutage } from './health/createOutage.ts';
-import { kafkaClientLogger } from './health/kafkaClientLogger.ts';
 import { createBlockProjector } from './project/createBlockProjector.ts';
 
 // Composition root: evm.blocks.v1 -> PostgreSQL query tables.

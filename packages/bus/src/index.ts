@@ -11,3 +11,4 @@ export {
   createDeadLetters,
 } from './createDeadLetters.ts';
 export { createLagProbe } from './createLagProbe.ts';
+export { kafkaClientLogger } from './kafkaClientLogger.ts';

@@ -1,5 +1,9 @@
-import type { Logger } from '@tributary/runtime';
-import type { Outage } from './createOutage.ts';
+interface LikeLogger {
+  error(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
 
 // kafkajs logs every failed connection, retry and coordinator move at error level: a broker
 // restart makes hundreds of lines. Those become one outage line (and debug); the rest pass.
@@ -7,7 +11,7 @@ const CONNECTIVITY =
   /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection error|Connection timeout|Closed connection|connect to (seed )?broker|not the correct coordinator|coordinator is (loading|not available)|leadership election|no leader|socket hang up/i;
 
 /** The logger handed to createKafka: connectivity errors go to `outage`, once per outage. */
-export function kafkaClientLogger(logger: Logger, outage: Outage) {
+export function kafkaClientLogger(logger: LikeLogger, outage: { failed(err: unknown): void }) {
   const isConnectivity = (obj: object, msg: string) =>
     CONNECTIVITY.test(msg) || CONNECTIVITY.test(JSON.stringify(obj));
   return {

@@ -7,6 +7,7 @@ import {
   createKafka,
   createLagProbe,
   jsonCodec,
+  kafkaClientLogger,
 } from '@tributary/bus';
 import type { Pool } from '@tributary/db';
 import { createOutageLog, createProgressWatchdog, retryUntilDone } from '@tributary/runtime';
@@ -61,7 +62,14 @@ export interface Matcher {
  */
 export function createMatcher(opts: MatcherOptions): Matcher {
   const { logger } = opts;
-  const kafka = createKafka({ brokers: opts.kafka.brokers, clientId: opts.kafka.clientId, logger });
+  // kafkajs logs every failed connection of a broker restart: one outage line instead, ended by
+  // the next block evaluated.
+  const kafkaOutage = createOutageLog(logger, 'kafka');
+  const kafka = createKafka({
+    brokers: opts.kafka.brokers,
+    clientId: opts.kafka.clientId,
+    logger: kafkaClientLogger(logger, kafkaOutage),
+  });
   const changesTopic = `${opts.kafka.topicPrefix}${TOPICS.streamChanges}`;
   const blocksTopic = `${opts.kafka.topicPrefix}${TOPICS.blocks}`;
   const deadLetterTopic = `${opts.kafka.topicPrefix}${DEAD_LETTER_TOPIC}`;
@@ -202,6 +210,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
             onWait: heartbeat,
           });
           watchdog.progress();
+          kafkaOutage.ok();
           logger.debug(
             {
               chainId: event.chainId,
