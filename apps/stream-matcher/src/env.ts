@@ -43,6 +43,8 @@ export const envSchema = z.object({
   /** Consumer group of `evm.blocks.v1`: instances share the partitions. */
   MATCHER_GROUP_ID: z.string().min(1).default('stream-matcher'),
   ...webhookQueueEnv,
+  /** How often the loaded streams are compared with PostgreSQL, for a change event that was lost (0: never). */
+  STREAM_RECONCILE_MS: envInt(30_000, 0),
   /** Blocks waiting and none evaluated for this long: not ready (the watchdog). */
   WATCHDOG_STALL_MS: envInt(60_000, 1_000),
   /** ...and for this long: the matcher exits, for its supervisor to start it afresh. */

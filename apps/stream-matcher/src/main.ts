@@ -42,6 +42,7 @@ const matcher = createMatcher({
     concurrency: env.RPC_CONCURRENCY,
   }),
   watchdog: { stallMs: env.WATCHDOG_STALL_MS, exitAfterMs: env.WATCHDOG_EXIT_MS },
+  reconcileMs: env.STREAM_RECONCILE_MS,
   // Crash-only: a matcher that cannot go on exits, asking its supervisor for a restart.
   onFatal: (reason, err) => shutdown.fail(reason, err),
   onDeadLetter: (letter) => deadLetters.inc({ consumer: 'stream-matcher', topic: letter.topic }),

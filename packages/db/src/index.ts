@@ -129,3 +129,4 @@ export {
 } from './queries/walletTransfers.ts';
 export { type WalletRangeTotalQuery, walletRangeTotal } from './queries/walletRangeTotal.ts';
 export { withTransaction } from './withTransaction.ts';
+export { getStreamVersion, loadMatchableStreamVersions } from './streams/streamVersions.ts';

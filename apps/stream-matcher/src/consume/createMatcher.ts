@@ -35,6 +35,8 @@ export interface MatcherOptions {
   watchdog?: { stallMs: number; exitAfterMs: number; intervalMs?: number };
   /** The matcher cannot go on (a consumer kafkajs will not restart, a stall): exit for a restart. */
   onFatal?: (reason: string, err?: unknown) => void;
+  /** How often the streams are compared with PostgreSQL, for a change event that never came (0: never). */
+  reconcileMs?: number;
   /** A poison message went to the dead-letter topic (for the metrics). */
   onDeadLetter?: (letter: DeadLetter) => void;
 }
@@ -101,6 +103,8 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     onDeadLetter: opts.onDeadLetter,
   });
   const changeCodec = jsonCodec(streamChange);
+  const reconcileOutage = createOutageLog(logger, 'stream reconcile (PostgreSQL)');
+  let reconcileTimer: NodeJS.Timeout | undefined;
   const fatal = (reason: string, err?: unknown) => {
     isReady = false;
     logger.fatal({ err }, reason);
@@ -224,11 +228,26 @@ export function createMatcher(opts: MatcherOptions): Matcher {
         },
       });
       isReady = true;
+      const everyMs = opts.reconcileMs ?? 30_000;
+      if (everyMs > 0) {
+        reconcileTimer = setInterval(() => {
+          store.reconcile().then(
+            (changed) => {
+              reconcileOutage.ok();
+              if (changed.length > 0)
+                logger.warn({ streams: changed }, 'streams changed without a change event: reloaded');
+            },
+            (err: unknown) => reconcileOutage.failed(err),
+          );
+        }, everyMs);
+        reconcileTimer.unref();
+      }
     },
     async stopIntake() {
       isReady = false;
       stopping.abort();
       watchdog.stop();
+      clearInterval(reconcileTimer);
       await Promise.allSettled([blocks.stop(), changes.stop()]);
     },
     async close() {
