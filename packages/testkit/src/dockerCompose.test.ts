@@ -68,7 +68,13 @@ describe('docker-compose.yml', () => {
       '31337',
       '--block-time',
       '1',
+      // The chain survives a restart of the container (the follower would halt on "another chain").
+      '--state',
+      '/anvil/state.json',
+      '--state-interval',
+      '10',
     ]);
+    expect(services['anvil']?.volumes).toEqual(['anvil-data:/anvil']);
   });
 
   it('gives every service a health check', () => {
