@@ -10,10 +10,10 @@ import {
 } from '@tributary/bus';
 import { createPool, migrate } from '@tributary/db';
 import {
-  Counter,
   EXIT_CODES,
   type ProgressWatchdog,
   bootService,
+  createDeadLetterCounter,
   createProgressWatchdog,
   serveOps,
 } from '@tributary/runtime';
@@ -77,12 +77,7 @@ const kafka = createKafka({
 const topic = topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.blocks);
 const producer = createIdempotentProducer(kafka);
 
-const deadLettersSent = new Counter({
-  name: 'tributary_dead_letters_total',
-  help: 'messages that could not be processed, stored on the dead-letter topic',
-  labelNames: ['consumer'],
-  registers: [metrics],
-});
+const deadLettersSent = createDeadLetterCounter(metrics);
 const lagProbe = createLagProbe(kafka, { groupId: env.KAFKA_GROUP_ID, topic });
 // Started once the consumer runs (its backlog probe needs the topic).
 let watchdog: ProgressWatchdog | undefined;
@@ -97,7 +92,7 @@ const consumer = createBlockConsumer({
     producer,
     topicPrefix: env.KAFKA_TOPIC_PREFIX,
     consumer: 'projector',
-    onDeadLetter: () => deadLettersSent.inc({ consumer: 'projector' }),
+    onDeadLetter: () => deadLettersSent.inc({ consumer: 'projector', topic }),
   }),
   logger,
   outages,

@@ -1,5 +1,5 @@
 import { createPool } from '@tributary/db';
-import { Counter, bootService, serveOps } from '@tributary/runtime';
+import { bootService, createDeadLetterCounter, serveOps } from '@tributary/runtime';
 import { createMatcher } from './consume/createMatcher.ts';
 import { loadEnv } from './env.ts';
 import { createBlockReaders } from './read/createBlockReaders.ts';
@@ -19,12 +19,7 @@ const pool = createPool({
 });
 pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
 
-const deadLetters = new Counter({
-  name: 'tributary_dead_letters_total',
-  help: 'Messages a consumer could not process (bad JSON, schema failure), sent to the dead-letter topic',
-  labelNames: ['consumer', 'topic'],
-  registers: [metrics],
-});
+const deadLetters = createDeadLetterCounter(metrics);
 
 const matcher = createMatcher({
   pool,

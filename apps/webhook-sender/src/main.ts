@@ -1,6 +1,12 @@
 import { createKafka } from '@tributary/bus';
 import { createPool } from '@tributary/db';
-import { Counter, bootService, createProgressWatchdog, serveOps } from '@tributary/runtime';
+import {
+  Counter,
+  bootService,
+  createDeadLetterCounter,
+  createProgressWatchdog,
+  serveOps,
+} from '@tributary/runtime';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -33,12 +39,7 @@ const producer = kafka.producer({
 });
 const publishStatus = createStatusPublisher(producer, env.KAFKA_TOPIC_PREFIX);
 
-const deadLetters = new Counter({
-  name: 'tributary_dead_letters_total',
-  help: 'Messages or jobs a consumer could not process (bad JSON, schema failure), set aside with the reason',
-  labelNames: ['consumer', 'topic'],
-  registers: [metrics],
-});
+const deadLetters = createDeadLetterCounter(metrics);
 // Jobs waiting and none finished for WATCHDOG_STALL_MS: not ready; for WATCHDOG_EXIT_MS: exit for a restart.
 const watchdog = createProgressWatchdog({
   name: 'delivery worker',

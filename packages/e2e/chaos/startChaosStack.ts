@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CreatedApiKey, type Pool, createAccountWithKey, createPool, migrate } from '@tributary/db';
 import { type DevnetClient, createDevnetClient, deployBulkTransferEmitter } from '@tributary/devnet';
-import { type StartedAnvil, startAnvil } from '@tributary/testkit/bench';
-import { type PrivateServers, freePort, startPrivateServers } from './privateServers.ts';
+import { type StartedAnvil, freePort, startAnvil } from '@tributary/testkit/bench';
+import { type PrivateServers, startPrivateServers } from './privateServers.ts';
 import { APP_NAMES, type AppName, type SupervisedApp, superviseApp } from './superviseApp.ts';
 
 export interface ChaosStack {

@@ -9,3 +9,4 @@ export { bootService, serveOps, type Service } from './bootService.ts';
 export { createProgressWatchdog, type ProgressWatchdog } from './createProgressWatchdog.ts';
 export { createOutageLog, type OutageLog } from './createOutageLog.ts';
 export { retryUntilDone } from './retryUntilDone.ts';
+export { createDeadLetterCounter } from './createDeadLetterCounter.ts';

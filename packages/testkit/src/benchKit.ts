@@ -119,3 +119,4 @@ export { runBenchScripts } from './runBenchScripts.ts';
 export { type MachineSpeed, measureMachineSpeed } from './measureMachineSpeed.ts';
 export { cpuSecondsBetween, cpuSnapshot } from './processCpu.ts';
 export { type StartedAnvil, startAnvil } from './startAnvil.ts';
+export { freePort } from './freePort.ts';

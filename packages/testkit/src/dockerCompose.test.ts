@@ -12,6 +12,7 @@ interface Service {
   command?: string[] | string;
   environment?: Record<string, string | number>;
   ports?: string[];
+  volumes?: string[];
   healthcheck?: { test: string[] | string };
   depends_on?: Record<string, { condition: string }>;
 }

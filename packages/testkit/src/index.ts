@@ -13,3 +13,4 @@ export { testDatabasePrefix } from './testDatabasePrefix.ts';
 export { getTestSettings, type ServiceSource, type TestSettings } from './testSettings.ts';
 export { uniqueName } from './uniqueName.ts';
 export { withAnvilSnapshot } from './withAnvilSnapshot.ts';
+export { freePort } from './freePort.ts';

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { ANVIL_CHAIN_ID, ANVIL_MNEMONIC } from './anvilDefaults.ts';
 import { REPO_ROOT } from './repoRoot.ts';
+import { freePort } from './freePort.ts';
 
 export interface StartAnvilOptions {
   /** Mine a block per transaction (anvil's default). */
@@ -88,18 +88,6 @@ async function waitForRpc(rpcUrl: string, child: ChildProcess, stderr: () => str
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`anvil did not answer on ${rpcUrl} within 20s: ${stderr()}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

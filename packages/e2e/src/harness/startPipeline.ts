@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CreatedApiKey, type Pool, createAccountWithKey, createPool } from '@tributary/db';
@@ -7,6 +6,7 @@ import {
   type StartedAnvil,
   type TestDatabase,
   createTestDatabase,
+  freePort,
   getTestSettings,
   startAnvil,
   uniqueName,
@@ -154,16 +154,4 @@ export async function startPipeline(opts: {
       [`service logs in ${logDir}`, ...apps.map((app) => `--- ${app}\n${tail(logFile(app), 25)}`)].join('\n'),
     close,
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabase, getTestSettings, uniqueName } from '@tributary/testkit';
+import { createTestDatabase, freePort, getTestSettings, uniqueName } from '@tributary/testkit';
 import { describe, expect, it } from 'vitest';
 
 const START_SERVICE = fileURLToPath(new URL('./startService.ts', import.meta.url));
@@ -26,17 +25,6 @@ function isRunning(pid: number): boolean {
 /** The environment of a plain node process (not a vitest worker). */
 function withoutVitest(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('VITEST')));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 describe('startService', { timeout: 90_000 }, () => {
