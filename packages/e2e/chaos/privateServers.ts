@@ -13,7 +13,7 @@ export interface PrivateServers {
   databaseUrl: string;
   redisUrl: string;
   kafkaBrokers: string;
-  /** SIGKILL: no shutdown, nothing flushed (Redis runs without persistence, as by default here). */
+  /** SIGKILL: no shutdown, nothing flushed (Redis runs without persistence: it comes back empty). */
   kill(name: ServerName): Promise<void>;
   /** Starts it again on the same port and data (`infra/local/up.sh NAME`), retrying until it is up. */
   restart(name: ServerName): Promise<void>;
@@ -33,6 +33,10 @@ export async function startPrivateServers(dataDir: string): Promise<PrivateServe
     REDIS_PORT: String(await freePort()),
     KAFKA_PORT: String(await freePort()),
     KAFKA_CONTROLLER_PORT: String(await freePort()),
+    // No append-only file: every Redis kill loses the whole queue, and the outbox relay must
+    // rebuild it from PostgreSQL (production runs Redis with persistence; correctness must not
+    // depend on it).
+    REDIS_APPENDONLY: 'no',
   };
   const up = async (names: readonly string[]) =>
     (await run('bash', [join(REPO_ROOT, 'infra/local/up.sh'), ...names], { env, maxBuffer: 1 << 24 })).stdout;
