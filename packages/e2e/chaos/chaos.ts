@@ -23,6 +23,8 @@ const options = {
 };
 const log = (line: string) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}`);
 log(`options ${JSON.stringify(options)}`);
+// Ctrl-C: leave through exit, whose handlers SIGKILL the supervised services.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 const report = await runChaos({ ...options, log });
 
 const w = report.webhooks;
