@@ -1,7 +1,13 @@
-import { createIdempotentProducer, createKafka, ensureTopics, topicName } from '@tributary/bus';
+import {
+  createIdempotentProducer,
+  createKafka,
+  ensureTopics,
+  kafkaClientLogger,
+  topicName,
+} from '@tributary/bus';
 import { createChainRegistry } from '@tributary/chains';
 import { createPool } from '@tributary/db';
-import { bootService, serveOps } from '@tributary/runtime';
+import { bootService, createOutageLog, serveOps } from '@tributary/runtime';
 import { TOPICS } from '@tributary/schema';
 import { loadEnv } from './env.ts';
 import { createChainFollower } from './follow/createChainFollower.ts';
@@ -32,10 +38,13 @@ const pool = createPool({
   max: env.DATABASE_POOL_SIZE,
   application: 'chain-follower',
 });
+// kafkajs logs every failed connection of a broker restart: one outage line instead, ended by
+// the next publish that reaches the broker.
+const kafkaOutage = createOutageLog(logger, 'kafka');
 const kafka = createKafka({
   brokers: env.KAFKA_BROKERS,
   clientId: `${env.KAFKA_CLIENT_ID}-follower-${env.CHAIN_ID}`,
-  logger,
+  logger: kafkaClientLogger(logger, kafkaOutage),
 });
 const topic = topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.blocks);
 const producer = createIdempotentProducer(kafka);
@@ -76,6 +85,7 @@ const follower = createChainFollower({
     topic,
     compression: env.KAFKA_COMPRESSION,
     maxRequestBytes: env.KAFKA_MAX_REQUEST_BYTES,
+    onPublished: () => kafkaOutage.ok(),
   }),
   heads,
   logger,

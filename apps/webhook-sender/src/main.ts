@@ -1,9 +1,10 @@
-import { createKafka } from '@tributary/bus';
+import { createKafka, kafkaClientLogger } from '@tributary/bus';
 import { createPool } from '@tributary/db';
 import {
   Counter,
   bootService,
   createDeadLetterCounter,
+  createOutageLog,
   createProgressWatchdog,
   serveOps,
 } from '@tributary/runtime';
@@ -31,13 +32,24 @@ const pool = createPool({
   application: 'webhook-sender',
 });
 pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
-const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: env.KAFKA_CLIENT_ID, logger });
+// kafkajs logs every failed connection of a broker restart: one outage line instead, ended by
+// the next status change that reaches the broker.
+const kafkaOutage = createOutageLog(logger, 'kafka');
+const kafka = createKafka({
+  brokers: env.KAFKA_BROKERS,
+  clientId: env.KAFKA_CLIENT_ID,
+  logger: kafkaClientLogger(logger, kafkaOutage),
+});
 // DefaultPartitioner: named explicitly, which also silences kafkajs' start-up warning about it.
 const producer = kafka.producer({
   allowAutoTopicCreation: true,
   createPartitioner: Partitioners.DefaultPartitioner,
 });
-const publishStatus = createStatusPublisher(producer, env.KAFKA_TOPIC_PREFIX);
+const sendStatus = createStatusPublisher(producer, env.KAFKA_TOPIC_PREFIX);
+const publishStatus = async (streamId: string) => {
+  await sendStatus(streamId);
+  kafkaOutage.ok();
+};
 
 const deadLetters = createDeadLetterCounter(metrics);
 // Jobs waiting and none finished for WATCHDOG_STALL_MS: not ready; for WATCHDOG_EXIT_MS: exit for a restart.

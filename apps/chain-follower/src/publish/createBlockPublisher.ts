@@ -13,6 +13,8 @@ export function createBlockPublisher(deps: {
   topic: string;
   compression: Compression;
   maxRequestBytes?: number;
+  /** Told of each publish that reached the broker (ends a Kafka outage in the log). */
+  onPublished?: () => void;
 }): BlockPublisher {
   return {
     async publish(events) {
@@ -24,6 +26,7 @@ export function createBlockPublisher(deps: {
         compression: deps.compression,
         ...(deps.maxRequestBytes ? { maxRequestBytes: deps.maxRequestBytes } : {}),
       });
+      deps.onPublished?.();
     },
   };
 }

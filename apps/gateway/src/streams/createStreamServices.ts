@@ -1,4 +1,4 @@
-import { createKafka } from '@tributary/bus';
+import { createKafka, kafkaClientLogger } from '@tributary/bus';
 import { envInt, kafkaEnv, redisEnv, webhookQueueEnv, webhookUrlEnv } from '@tributary/config';
 import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
@@ -37,10 +37,13 @@ export async function createStreamServices(opts: {
   logger: Logger;
 }): Promise<{ deps: StreamRouteDeps; close: () => Promise<void> }> {
   const { env } = opts;
+  // kafkajs logs every failed connection of a broker restart: one outage line instead, ended by
+  // the next stream change that reaches the broker.
+  const kafkaOutage = createOutageLog(opts.logger, 'kafka');
   const kafka = createKafka({
     brokers: env.KAFKA_BROKERS,
     clientId: env.KAFKA_CLIENT_ID,
-    logger: opts.logger,
+    logger: kafkaClientLogger(opts.logger, kafkaOutage),
   });
   const producer = kafka.producer({
     allowAutoTopicCreation: true,
@@ -69,6 +72,7 @@ export async function createStreamServices(opts: {
       publishChange: async (change) => {
         await connected;
         await publish(change);
+        kafkaOutage.ok();
       },
       deliveryQueue,
       allowPrivateWebhookUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS,
