@@ -130,3 +130,4 @@ export {
 export { type WalletRangeTotalQuery, walletRangeTotal } from './queries/walletRangeTotal.ts';
 export { withTransaction } from './withTransaction.ts';
 export { getStreamVersion, loadMatchableStreamVersions } from './streams/streamVersions.ts';
+export { type UnconfirmedDelivery, findUnconfirmedDeliveries } from './streams/unconfirmedDeliveries.ts';

@@ -1,7 +1,8 @@
 import { demoTokenAbi } from '@tributary/contracts';
 import { type DemoDeployment, type DevnetClient, createDevnetClient, deployDemo } from '@tributary/devnet';
 import { startAnvil } from '@tributary/testkit';
-import type { Abi, Address, Hash, PublicClient } from 'viem';
+import Moralis from 'moralis';
+import { type Abi, type Address, type Hash, type PublicClient, keccak256, toBytes } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertTablesMatchChain } from './harness/assertTablesMatchChain.ts';
 import { TRANSFER_TOPIC0 } from './harness/chainTruth.ts';
@@ -13,8 +14,9 @@ import { alice, bob, mine, send } from './harness/tokenActivity.ts';
 import { waitFor } from './harness/waitFor.ts';
 
 // Reorgs of depth 1, 2, 5, 20 and 64 on anvil (evm_snapshot / evm_revert, then a longer branch)
-// while a stream watches the token: the tables converge to the canonical chain each time, and an
-// orphaned block's unconfirmed webhook is never followed by a confirmed one.
+// while a stream watches the token: the tables converge to the canonical chain each time, an
+// orphaned block's unconfirmed webhook is never followed by a confirmed one, and the stream (which
+// opted in to removal notices) gets a signed removal notice for each orphaned block, and only for those.
 const CONFIRMATIONS = 70;
 const erc20 = demoTokenAbi as Abi;
 let pipeline: Pipeline;
@@ -23,6 +25,7 @@ let chain: PublicClient;
 let demo: DemoDeployment;
 let receiver: WebhookReceiver;
 let streamId: string;
+let secret: string;
 let stopAnvil: () => Promise<void> = async () => {};
 
 beforeAll(async () => {
@@ -41,12 +44,15 @@ beforeAll(async () => {
   });
   await waitProjected(pipeline, chain);
   const gw = createGatewayClient(pipeline.gatewayUrl, pipeline.apiKey.key);
+  secret = (await gw.get('/settings')).body.secretKey;
+  await Moralis.start({ apiKey: pipeline.apiKey.key, streamsSecret: secret });
   const created = await gw.request('PUT', '/streams/evm', {
     webhookUrl: receiver.url,
     description: 'reorgs',
     tag: 'reorgs',
     chainIds: ['0x7a69'],
     includeContractLogs: true,
+    notifyRemovals: true,
     topic0: ['Transfer(address,address,uint256)'],
     abi: [
       {
@@ -89,11 +95,11 @@ beforeEach(({ onTestFailed }) => {
   onTestFailed(() => console.error(pipeline?.diagnostics()));
 });
 
+const ofBlock = (blockHash: string) =>
+  receiver.received.filter((w) => w.body?.streamId === streamId && w.body.block?.hash === blockHash);
 const webhooks = (blockHash: string, confirmed: boolean) =>
-  receiver.received.filter(
-    (w) =>
-      w.body?.streamId === streamId && w.body.block?.hash === blockHash && w.body.confirmed === confirmed,
-  );
+  ofBlock(blockHash).filter((w) => w.body.confirmed === confirmed && w.body.removed === undefined);
+const removals = (blockHash: string) => ofBlock(blockHash).filter((w) => w.body.removed !== undefined);
 
 /** One transfer of the watched token in a block of its own; returns the block's hash. */
 async function transferBlock(to: Address, value: bigint): Promise<Hash> {
@@ -142,6 +148,32 @@ describe('reorgs while a stream is active', () => {
     expect(orphaned.every((h) => webhooks(h, false).length > 0)).toBe(true);
     expect(orphaned.filter((h) => webhooks(h, true).length > 0)).toEqual([]);
     expect(canonical.filter((h) => webhooks(h, true).length === 0)).toEqual([]);
+
+    // Removal notices: one delivery per orphaned block (a retry keeps its webhook-id), carrying
+    // exactly what its unconfirmed webhook carried, marked removed; none for a canonical block.
+    await waitFor(
+      'a removal notice for every orphaned block',
+      () => orphaned.every((h) => removals(h).length > 0),
+      {
+        timeoutMs: 60_000,
+        diagnostics: () => pipeline.diagnostics(),
+      },
+    );
+    for (const hash of orphaned) {
+      const notices = removals(hash);
+      expect(new Set(notices.map((n) => n.headers['webhook-id'])).size).toBe(1);
+      const notice = notices[0]!;
+      const original = webhooks(hash, false)[0]!;
+      expect(notice.headers['webhook-id']).not.toBe(original.headers['webhook-id']);
+      expect(notice.body).toEqual({ ...original.body, removed: true, retries: notice.body.retries });
+      expect(Object.keys(notice.body).slice(0, 2)).toEqual(['confirmed', 'removed']);
+      expect(notice.body.erc20Transfers).toHaveLength(1);
+      // Signed like every webhook: over the exact bytes, and as the official SDK checks it.
+      const signature = notice.headers['x-signature'] as string;
+      expect(signature).toBe(keccak256(toBytes(notice.raw + secret)));
+      expect(Moralis.Streams.verifySignature({ body: notice.body, signature })).toBe(true);
+    }
+    expect(canonical.filter((h) => removals(h).length > 0)).toEqual([]);
     await assertTablesMatchChain(pipeline.pool, chain);
   }, 600_000);
 });

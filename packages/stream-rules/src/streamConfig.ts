@@ -59,6 +59,11 @@ export const streamBody = z.object({
   includeAllTxLogs: z.boolean().optional(),
   /** Leave out logs and transfers of contracts flagged as possible spam (tokens.possible_spam). */
   filterPossibleSpamAddresses: z.boolean().optional(),
+  /**
+   * Beyond the hosted service: when a reorg orphans a block whose unconfirmed webhook this stream
+   * got (or is owed), send a removal notice: that body again with `"removed": true`.
+   */
+  notifyRemovals: z.boolean().optional(),
   getNativeBalances: z.array(nativeBalanceSelector).nullable().optional(),
   abi: z.array(abiItem).nullable().optional(),
   advancedOptions: z.array(advancedOption).nullable().optional(),

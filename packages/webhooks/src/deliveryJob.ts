@@ -40,14 +40,18 @@ export type WebhookJob = z.infer<typeof webhookJob>;
 /** Deliveries per batch job: large enough to spread the queue's cost, small enough to spread the work. */
 export const DELIVERY_BATCH_SIZE = 50;
 
-/** One job per (stream, chain, block hash, confirmed): a replayed Kafka message enqueues nothing twice. */
+/**
+ * One job per (stream, chain, block hash, kind): a replayed Kafka message enqueues nothing twice.
+ * The kinds: the unconfirmed webhook, the confirmed one, and the removal notice of an orphaned block.
+ */
 export function deliveryJobId(
   streamId: string,
   chainId: number,
   blockHash: string,
   confirmed: boolean,
+  removal = false,
 ): string {
-  return `${streamId}_${chainId}_${blockHash}_${confirmed ? 'c' : 'u'}`;
+  return `${streamId}_${chainId}_${blockHash}_${removal ? 'r' : confirmed ? 'c' : 'u'}`;
 }
 
 /**

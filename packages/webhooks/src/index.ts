@@ -8,6 +8,7 @@ export {
   type WebhookInternalTx,
   type WebhookLog,
   type WebhookTx,
+  removalNoticeBody,
   serializeWebhook,
   withRetries,
 } from './webhookBody.ts';

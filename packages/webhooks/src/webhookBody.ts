@@ -78,6 +78,11 @@ export interface NativeBalance {
 
 export interface WebhookBody {
   confirmed: boolean;
+  /**
+   * Beyond the hosted service: present (true) only in a removal notice, the webhook a stream with
+   * `notifyRemovals` gets when a reorg orphans a block whose unconfirmed data it was sent.
+   */
+  removed?: true;
   chainId: string;
   abi: unknown[];
   streamId: string;
@@ -99,6 +104,7 @@ export interface WebhookBody {
 export function serializeWebhook(body: WebhookBody): string {
   const ordered: WebhookBody = {
     confirmed: body.confirmed,
+    ...(body.removed ? { removed: true as const } : {}),
     chainId: body.chainId,
     abi: body.abi,
     streamId: body.streamId,
@@ -126,6 +132,16 @@ export function withRetries(storedBody: string, retries: number): string {
   const parsed = JSON.parse(storedBody) as Record<string, unknown>;
   parsed['retries'] = retries;
   return JSON.stringify(parsed);
+}
+
+/**
+ * The removal notice of an unconfirmed webhook: the same body, every item of it, marked
+ * `"removed": true` right after `confirmed` (false). The receiver undoes what that webhook
+ * carried (matched by block hash, transaction hash and log index). Signed like any webhook.
+ */
+export function removalNoticeBody(unconfirmedBody: string): string {
+  const body = JSON.parse(unconfirmedBody) as WebhookBody;
+  return serializeWebhook({ ...body, confirmed: false, removed: true, retries: 0 });
 }
 
 /** The body POSTed on create, update and re-activation (exactly the hosted service's). */

@@ -27,6 +27,8 @@ function formatHistory(item: HistoryItem, withPayload: boolean): Record<string, 
       block: (payload['block'] as { number?: string } | undefined)?.number ?? '',
       records: ((payload['logs'] as unknown[]).length + (payload['txs'] as unknown[]).length).toString(),
       retries: item.attempts.toString(),
+      // A removal notice (a stream's opt-in) says so here too.
+      ...(payload['removed'] === true ? { removed: true } : {}),
     },
   };
   if (withPayload) out['payload'] = payload;

@@ -23,6 +23,8 @@ export interface StreamStore {
   index(): StreamIndex;
   size(): number;
   get(streamId: string): CompiledStream | undefined;
+  /** The streams on a chain that opted in to removal notices (a scan: reorgs are rare). */
+  notifyingRemovals(chainId: number): string[];
 }
 
 export function createStreamStore(opts: { pool: Pool; logger: Logger }): StreamStore {
@@ -91,5 +93,9 @@ export function createStreamStore(opts: { pool: Pool; logger: Logger }): StreamS
     index: () => index,
     size: () => index.size,
     get: (streamId) => index.get(streamId),
+    notifyingRemovals: (chainId) =>
+      [...index.values()]
+        .filter((s) => s.config.notifyRemovals === true && s.chainIds.has(chainId))
+        .map((s) => s.id),
   };
 }

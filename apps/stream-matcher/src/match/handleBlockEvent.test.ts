@@ -518,3 +518,65 @@ describe('block handler on real chain data', () => {
     expect(TRANSFER_TOPIC).toBe(toEventSelector('Transfer(address,address,uint256)'));
   });
 });
+
+describe('removal notices', () => {
+  it('an orphaned block: the opted-in stream gets its unconfirmed body again marked removed, once; the others nothing', async () => {
+    const notifying = { ...transferConfig, notifyRemovals: true } as Partial<StreamConfig>;
+    const plain = transferConfig;
+    const ids: string[] = [];
+    const logger = createLogger('test', 'silent');
+    const store = createStreamStore({ pool, logger });
+    for (const config of [notifying, plain]) {
+      const { id } = await deliver(config, [BOB]);
+      await store.reload(id);
+      ids.push(id);
+    }
+    const [notifyingId, plainId] = ids as [string, string];
+    const handle = createBlockHandler({ pool, store, queue, logger, readers: readers() });
+    const removed = { type: 'removed', v: 2, chainId: 31337, block: event.block } as never;
+    expect(await handle(removed)).toBe(1);
+    // A replayed removal finds the notice's row (still pending) and hands Redis the same job again.
+    expect(await handle(removed)).toBe(1);
+
+    const rows = await pool.query<{ stream_id: string; confirmed: boolean; removal: boolean; body: string }>(
+      'SELECT stream_id, confirmed, removal, body FROM deliveries WHERE stream_id = ANY($1) ORDER BY removal',
+      [ids],
+    );
+    const of = (id: string) => rows.rows.filter((r) => r.stream_id === id);
+    expect(of(plainId).map((r) => r.removal)).toEqual([false]);
+    expect(of(notifyingId)).toHaveLength(2); // the unconfirmed webhook and one notice, replay or not
+    const [unconfirmed, notice] = of(notifyingId);
+    expect(unconfirmed?.removal).toBe(false);
+    expect(notice?.removal).toBe(true);
+    expect(notice?.confirmed).toBe(false);
+    const expected = body(notifyingId, notifying, {
+      logs: [wireLog(logsOf(txs.tka)[0]!), wireLog(logsOf(txs.spam)[0]!)],
+      erc20Transfers: [
+        transfer(txs.tka, 'tka', ALICE, BOB, '250000'),
+        transfer(txs.spam, 'spam', ALICE, BOB, '5'),
+      ],
+    });
+    expect(JSON.parse(unconfirmed!.body)).toEqual(expected);
+    // The same items, `removed` right after `confirmed`; serialized as the signature expects.
+    expect(notice?.body.startsWith('{"confirmed":false,"removed":true,"chainId":"0x7a69",')).toBe(true);
+    expect(notice?.body).toBe(
+      unconfirmed!.body.replace('{"confirmed":false,', '{"confirmed":false,"removed":true,'),
+    );
+  });
+
+  it('a stream in error gets its notice held, like its other deliveries', async () => {
+    const config = { ...transferConfig, notifyRemovals: true } as Partial<StreamConfig>;
+    const { id } = await deliver(config, [BOB]);
+    await pool.query(`UPDATE streams SET status = 'error' WHERE id = $1`, [id]);
+    const logger = createLogger('test', 'silent');
+    const store = createStreamStore({ pool, logger });
+    await store.reload(id);
+    const handle = createBlockHandler({ pool, store, queue, logger, readers: readers() });
+    expect(await handle({ type: 'removed', v: 2, chainId: 31337, block: event.block } as never)).toBe(0);
+    const { rows } = await pool.query<{ status: string }>(
+      'SELECT status FROM deliveries WHERE stream_id = $1 AND removal',
+      [id],
+    );
+    expect(rows.map((r) => r.status)).toEqual(['held']);
+  });
+});

@@ -5,6 +5,7 @@ import {
   type StoredDelivery,
   findStreamTokens,
   deliveryKey,
+  findUnconfirmedDeliveries,
   insertDeliveries,
   insertDelivery,
 } from '@tributary/db';
@@ -14,6 +15,7 @@ import {
   assignDeliveryJobs,
   deliveryJobId,
   enqueueAssignedDeliveries,
+  removalNoticeBody,
   serializeWebhook,
 } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
@@ -83,8 +85,70 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
     }
   }
 
+  /**
+   * Stores the deliveries of one block (new ones, or those a replay finds) and enqueues the pending
+   * ones under the jobs their rows name. A stream deleted meanwhile loses its rows, not the others'.
+   */
+  async function storeAndEnqueue(rows: NewDelivery[]): Promise<number> {
+    const stored = await insertDeliveries(deps.pool, rows).catch(async (err: { code?: string }) => {
+      // A stream was deleted while this block was evaluated: store the others one by one.
+      if (err.code !== '23503') throw err;
+      const out = new Map<string, StoredDelivery>();
+      for (const row of rows) {
+        const one = await insertDelivery(deps.pool, row).catch((e: { code?: string }) => {
+          if (e.code === '23503') return undefined;
+          throw e;
+        });
+        if (one) out.set(deliveryKey(row.streamId, row.confirmed, row.removal), one);
+      }
+      return out;
+    });
+    const jobs: { deliveryId: string; jobId: string }[] = [];
+    for (const row of rows) {
+      const delivery = stored.get(deliveryKey(row.streamId, row.confirmed, row.removal));
+      // An unconfirmed row the block event itself did not create was delivered (or is on its way) already.
+      if (!delivery || delivery.status !== 'pending') continue;
+      jobs.push({ deliveryId: delivery.id, jobId: delivery.jobId ?? (row.jobId as string) });
+    }
+    return enqueueFast(jobs);
+  }
+
+  /**
+   * An orphaned block never gets its confirmed webhook. The streams that opted in to removal
+   * notices get one for each unconfirmed webhook of the block (sent or still owed).
+   */
+  async function handleRemoved(event: Extract<BlockEvent, { type: 'removed' }>): Promise<number> {
+    const notified = deps.store.notifyingRemovals(event.chainId);
+    if (notified.length === 0) return 0;
+    const retracted = await findUnconfirmedDeliveries(deps.pool, event.chainId, event.block.hash, notified);
+    if (retracted.length === 0) return 0;
+    const jobIds = assignDeliveryJobs(
+      retracted.map((d) => deliveryJobId(d.streamId, event.chainId, event.block.hash, false, true)),
+    );
+    const rows: NewDelivery[] = retracted.map((d, i) => ({
+      id: randomUUID(),
+      streamId: d.streamId,
+      chainId: event.chainId,
+      blockNumber: d.blockNumber,
+      blockHash: event.block.hash,
+      confirmed: false,
+      removal: true,
+      body: removalNoticeBody(d.body),
+      status: deps.store.get(d.streamId)?.status === 'error' ? 'held' : 'pending',
+      logsCount: d.logsCount,
+      txsCount: d.txsCount,
+      jobId: jobIds[i] as string,
+    }));
+    const enqueued = await storeAndEnqueue(rows);
+    deps.logger.info(
+      { block: event.block.number, hash: event.block.hash, notices: rows.length, enqueued },
+      'removal notices enqueued',
+    );
+    return enqueued;
+  }
+
   return async (event) => {
-    if (event.type === 'removed') return 0; // an orphaned block never gets its confirmed webhook
+    if (event.type === 'removed') return handleRemoved(event);
     if (deps.store.size() === 0) return 0;
     await prefetchTokens(event.chainId, new Set(event.logs.map((l) => l.address)));
     const tokenInfo = (a: string) => tokenCache.get(`${event.chainId}:${a}`)?.info;
@@ -125,27 +189,7 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
       txsCount: match.txsCount,
       jobId: jobIds[i] as string,
     }));
-    const stored = await insertDeliveries(deps.pool, rows).catch(async (err: { code?: string }) => {
-      // A stream was deleted while this block was evaluated: store the others one by one.
-      if (err.code !== '23503') throw err;
-      const out = new Map<string, StoredDelivery>();
-      for (const row of rows) {
-        const one = await insertDelivery(deps.pool, row).catch((e: { code?: string }) => {
-          if (e.code === '23503') return undefined;
-          throw e;
-        });
-        if (one) out.set(deliveryKey(row.streamId, row.confirmed), one);
-      }
-      return out;
-    });
-    const jobs: { deliveryId: string; jobId: string }[] = [];
-    for (const [i, { stream, confirmed }] of wanted.entries()) {
-      const delivery = stored.get(deliveryKey(stream.id, confirmed));
-      // An unconfirmed row the block event itself did not create was delivered (or is on its way) already.
-      if (!delivery || delivery.status !== 'pending') continue;
-      jobs.push({ deliveryId: delivery.id, jobId: delivery.jobId ?? (jobIds[i] as string) });
-    }
-    const enqueued = await enqueueFast(jobs);
+    const enqueued = await storeAndEnqueue(rows);
     deps.logger.debug(
       {
         block: event.block.number,

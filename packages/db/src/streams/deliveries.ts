@@ -13,6 +13,8 @@ export interface NewDelivery {
   blockNumber: number;
   blockHash: string;
   confirmed: boolean;
+  /** A removal notice (unconfirmed data of an orphaned block retracted); confirmed is then false. */
+  removal?: boolean;
   body: string;
   status: 'pending' | 'held';
   logsCount: number;
@@ -25,14 +27,14 @@ export interface NewDelivery {
 }
 
 /**
- * Inserts the delivery of one (stream, chain, block, confirmed), or finds the one already there
+ * Inserts the delivery of one (stream, chain, block, confirmed, removal), or finds the one already there
  * (a replayed block). Returns its id and status so the caller enqueues only pending ones.
  */
 export async function insertDelivery(db: Db, d: NewDelivery): Promise<StoredDelivery> {
   const ins = await db.query<{ id: string; status: DeliveryStatus; job_id: string | null }>(
-    `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-     ON CONFLICT (stream_id, chain_id, block_hash, confirmed) DO NOTHING RETURNING id, status, job_id`,
+    `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id, removal)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+     ON CONFLICT (stream_id, chain_id, block_hash, confirmed, removal) DO NOTHING RETURNING id, status, job_id`,
     [
       d.id,
       d.streamId,
@@ -45,6 +47,7 @@ export async function insertDelivery(db: Db, d: NewDelivery): Promise<StoredDeli
       d.logsCount,
       d.txsCount,
       d.jobId ?? null,
+      d.removal ?? false,
     ],
   );
   const stored = (r: { id: string; status: DeliveryStatus; job_id: string | null }, created: boolean) => ({
@@ -55,8 +58,9 @@ export async function insertDelivery(db: Db, d: NewDelivery): Promise<StoredDeli
   });
   if (ins.rows[0]) return stored(ins.rows[0], true);
   const { rows } = await db.query<{ id: string; status: DeliveryStatus; job_id: string | null }>(
-    'SELECT id, status, job_id FROM deliveries WHERE stream_id = $1 AND chain_id = $2 AND block_hash = $3 AND confirmed = $4',
-    [d.streamId, d.chainId, hexToBytes(d.blockHash), d.confirmed],
+    `SELECT id, status, job_id FROM deliveries
+      WHERE stream_id = $1 AND chain_id = $2 AND block_hash = $3 AND confirmed = $4 AND removal = $5`,
+    [d.streamId, d.chainId, hexToBytes(d.blockHash), d.confirmed, d.removal ?? false],
   );
   return stored(rows[0]!, false);
 }
@@ -70,8 +74,9 @@ export interface StoredDelivery {
   jobId: string | undefined;
 }
 
-/** The key of insertDeliveries' answer: one delivery per stream and confirmation of a block. */
-export const deliveryKey = (streamId: string, confirmed: boolean) => `${streamId}:${confirmed ? 'c' : 'u'}`;
+/** The key of insertDeliveries' answer: one delivery per stream and kind (unconfirmed, confirmed, removal) of a block. */
+export const deliveryKey = (streamId: string, confirmed: boolean, removal = false) =>
+  `${streamId}:${removal ? 'r' : confirmed ? 'c' : 'u'}`;
 
 /**
  * The deliveries of one block in one round trip: inserts the new ones and returns, per stream and
@@ -86,6 +91,7 @@ export async function insertDeliveries(
   const { rows } = await db.query<{
     stream_id: string;
     confirmed: boolean;
+    removal: boolean;
     id: string;
     status: DeliveryStatus;
     job_id: string | null;
@@ -93,16 +99,17 @@ export async function insertDeliveries(
   }>(
     `WITH input AS (
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::bigint[], $5::bytea[], $6::boolean[],
-                            $7::text[], $8::text[], $9::int[], $10::int[], $11::text[])
-         AS t(id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id)),
+                            $7::text[], $8::text[], $9::int[], $10::int[], $11::text[], $12::boolean[])
+         AS t(id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id, removal)),
      ins AS (
-       INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id)
-       SELECT * FROM input ON CONFLICT (stream_id, chain_id, block_hash, confirmed) DO NOTHING
-       RETURNING stream_id, confirmed, id, status, job_id)
-     SELECT stream_id, confirmed, id, status, job_id, true AS created FROM ins
+       INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id, removal)
+       SELECT * FROM input ON CONFLICT (stream_id, chain_id, block_hash, confirmed, removal) DO NOTHING
+       RETURNING stream_id, confirmed, removal, id, status, job_id)
+     SELECT stream_id, confirmed, removal, id, status, job_id, true AS created FROM ins
      UNION ALL
-     SELECT d.stream_id, d.confirmed, d.id, d.status, d.job_id, false FROM deliveries d JOIN input i
-       ON d.stream_id = i.stream_id AND d.chain_id = i.chain_id AND d.block_hash = i.block_hash AND d.confirmed = i.confirmed`,
+     SELECT d.stream_id, d.confirmed, d.removal, d.id, d.status, d.job_id, false FROM deliveries d JOIN input i
+       ON d.stream_id = i.stream_id AND d.chain_id = i.chain_id AND d.block_hash = i.block_hash
+      AND d.confirmed = i.confirmed AND d.removal = i.removal`,
     [
       list.map((d) => d.id),
       list.map((d) => d.streamId),
@@ -115,10 +122,11 @@ export async function insertDeliveries(
       list.map((d) => d.logsCount),
       list.map((d) => d.txsCount),
       list.map((d) => d.jobId ?? null),
+      list.map((d) => d.removal ?? false),
     ],
   );
   for (const r of rows)
-    out.set(deliveryKey(r.stream_id, r.confirmed), {
+    out.set(deliveryKey(r.stream_id, r.confirmed, r.removal), {
       id: r.id,
       status: r.status,
       created: r.created,
