@@ -1,4 +1,4 @@
-import { createKafka, kafkaClientLogger } from '@tributary/bus';
+import { createDeadLetters, createKafka, kafkaClientLogger } from '@tributary/bus';
 import { createPool } from '@tributary/db';
 import {
   Counter,
@@ -52,6 +52,13 @@ const publishStatus = async (streamId: string) => {
 };
 
 const deadLetters = createDeadLetterCounter(metrics);
+// Poison jobs (data that is not a webhook job) go where every consumer's poison messages go.
+const jobDeadLetters = createDeadLetters({
+  producer,
+  topicPrefix: env.KAFKA_TOPIC_PREFIX,
+  consumer: 'webhook-sender',
+  onDeadLetter: (letter) => deadLetters.inc({ consumer: 'webhook-sender', topic: letter.topic }),
+});
 // Jobs waiting and none finished for WATCHDOG_STALL_MS: not ready; for WATCHDOG_EXIT_MS: exit for a restart.
 const watchdog = createProgressWatchdog({
   name: 'delivery worker',
@@ -77,7 +84,15 @@ const worker = createDeliveryWorker({
   stalledIntervalMs: env.STALLED_INTERVAL_MS,
   maxStalledCount: env.MAX_STALLED_COUNT,
   queueSizeMaxAgeMs: env.QUEUE_SIZE_MAX_AGE_MS,
-  onPoisonJob: () => deadLetters.inc({ consumer: 'webhook-sender', topic: 'bullmq:webhooks' }),
+  deadLetter: (job, reason) =>
+    jobDeadLetters.send({
+      topic: `bullmq:${WEBHOOK_QUEUE}`,
+      partition: 0,
+      offset: job.id,
+      key: Buffer.from(job.name),
+      value: Buffer.from(JSON.stringify(job.data ?? null)),
+      reason,
+    }),
   onJobDone: () => watchdog.progress(),
 });
 const stopSweep = startTerminationSweep({

@@ -1,9 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEAD_LETTER_TOPIC } from '@tributary/bus';
 import { type Pool, createPool } from '@tributary/db';
 import { type TestDatabase, createTestDatabase, uniqueName } from '@tributary/testkit';
 import type { Queue } from 'bullmq';
+import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   closeTestServers,
@@ -111,7 +113,7 @@ describe('the queue lost with Redis', () => {
     });
   }, 90_000);
 
-  it('a poison job is failed once, with the reason, and not retried', async () => {
+  it('a poison job goes to the dead-letter topic with the reason, is failed once and not retried', async () => {
     await queue.add('deliver', { v: 9, what: 'not a webhook job' }, { jobId: 'poison', attempts: 1_000_000 });
     await until(
       async () => (await queue.getJobState('poison')) === 'failed',
@@ -121,5 +123,34 @@ describe('the queue lost with Redis', () => {
     const job = await queue.getJob('poison');
     expect(job?.attemptsMade).toBe(1);
     expect(job?.failedReason).toMatch(/^invalid job data: /);
+
+    const kafka = new Kafka({
+      clientId: 'dl-reader',
+      brokers: (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:59092').split(','),
+      logLevel: logLevel.NOTHING,
+    });
+    const reader = kafka.consumer({ groupId: `${queuePrefix}-dl` });
+    await reader.connect();
+    await reader.subscribe({ topic: `${queuePrefix}.${DEAD_LETTER_TOPIC}`, fromBeginning: true });
+    const letter = await new Promise<{ key: string; value: string; headers: Record<string, string> }>(
+      (resolve) => {
+        void reader.run({
+          eachMessage: async ({ message }) => {
+            const headers: Record<string, string> = {};
+            for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = String(v);
+            resolve({ key: String(message.key), value: String(message.value), headers });
+          },
+        });
+      },
+    );
+    await reader.disconnect();
+    expect(letter.key).toBe('deliver');
+    expect(JSON.parse(letter.value)).toEqual({ v: 9, what: 'not a webhook job' });
+    expect(letter.headers).toMatchObject({
+      'x-source-topic': 'bullmq:webhooks',
+      'x-source-offset': 'poison',
+      'x-consumer': 'webhook-sender',
+      'x-reason': job?.failedReason,
+    });
   });
 });

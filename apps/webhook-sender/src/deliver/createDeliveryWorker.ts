@@ -48,8 +48,11 @@ export function createDeliveryWorker(
     maxStalledCount: number;
     /** How old an `x-queue-size` count may be before it is counted again. */
     queueSizeMaxAgeMs: number;
-    /** A job whose data is not a webhook job was dropped (for the metrics). */
-    onPoisonJob?: (reason: string) => void;
+    /**
+     * Stores a job whose data is not a webhook job on the dead-letter topic (the one policy of
+     * every consumer); resolves once stored. A failure puts the job off: it is never dropped unsaid.
+     */
+    deadLetter: (job: { id: string; name: string; data: unknown }, reason: string) => Promise<void>;
     /** A job finished or an attempt failed: the watchdog's progress. */
     onJobDone?: () => void;
   },
@@ -171,8 +174,17 @@ export function createDeliveryWorker(
         // A poison job (not one of ours, or from an incompatible version): failed for good, said
         // and counted. Its delivery, if any, is still pending in PostgreSQL: the relay enqueues it anew.
         const reason = `invalid job data: ${parsed.error.issues[0]?.message ?? 'schema'}`;
-        deps.logger.error({ jobId: job.id, name: job.name, reason }, 'poison job dropped');
-        deps.onPoisonJob?.(reason);
+        try {
+          await deps.deadLetter({ id: String(job.id), name: job.name, data: job.data }, reason);
+        } catch (err) {
+          outage.failed(err, { jobId: job.id });
+          await job.moveToDelayed(Date.now() + infraRetryMs(), token);
+          throw new DelayedError();
+        }
+        deps.logger.error(
+          { jobId: job.id, name: job.name, reason },
+          'poison job moved to the dead-letter topic',
+        );
         throw new UnrecoverableError(reason);
       }
       const data = parsed.data;
