@@ -6,12 +6,16 @@ PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
 pg_paths() {
   PG_DIR=$(service_dir pg)
+  # A cluster placed outside the clone (pg_place) is used through its real path: the postgres
+  # user may not traverse the link's parents.
+  [ -L "$PG_DIR" ] && PG_DIR=$(readlink -f "$PG_DIR")
   PG_DATA=$PG_DIR/data
   PG_SOCK=$PG_DIR/run
   PG_LOG=$PG_DIR/postgres.log
 }
 
-pg_as_owner() { runuser -u postgres -- "$@"; }
+# From /: the postgres user may not be able to enter the current directory.
+pg_as_owner() { (cd / && runuser -u postgres -- "$@"); }
 
 pg_psql() {
   "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U tributary -X -q -v ON_ERROR_STOP=1 "$@"
@@ -30,8 +34,28 @@ pg_install() {
   [ -x "$PG_BIN/postgres" ] || die "postgresql-15 installed but $PG_BIN/postgres is missing"
 }
 
+# The postgres OS user runs the cluster, so it must reach it. A clone under a directory it cannot
+# traverse (a home directory with mode 0700, root's default on Debian) keeps its cluster under
+# /var/lib/tributary instead, one directory per data dir, linked from $DATA_DIR/pg.
+pg_place() {
+  local link home
+  link=$(service_dir pg)
+  [ -L "$link" ] && return 0
+  mkdir -p "$DATA_DIR"
+  (cd / && runuser -u postgres -- test -x "$DATA_DIR") && return 0
+  home=/var/lib/tributary/pg-$(printf '%s' "$DATA_DIR" | sha256sum | cut -c1-12)
+  mkdir -p "$home"
+  chmod 755 /var/lib/tributary "$home"
+  # What an earlier run left there (its port file, a cluster that could not start) moves along.
+  if [ -d "$link" ]; then cp -a "$link/." "$home/" && rm -rf "$link"; fi
+  ln -s "$home" "$link"
+  log "pg: the postgres user cannot reach $DATA_DIR (a parent directory is not traversable, e.g. a home directory with mode 0700): the cluster lives in $home, linked from $link"
+}
+
 pg_init() {
   id postgres >/dev/null 2>&1 || die "OS user 'postgres' is missing (the Debian package creates it)"
+  pg_place
+  pg_paths
   mkdir -p "$PG_DIR" "$PG_SOCK"
   chown postgres:postgres "$PG_DIR" "$PG_SOCK"
   if [ ! -f "$PG_DATA/PG_VERSION" ]; then
