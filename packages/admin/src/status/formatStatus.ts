@@ -1,0 +1,40 @@
+import type { StatusSnapshot } from './readStatus.ts';
+
+/** The status as an operator reads it on a console: one line per part, then the verdict. */
+export function formatStatus(s: StatusSnapshot, problems: readonly string[]): string {
+  const lines: string[] = [];
+  for (const c of s.chains) {
+    const head = c.head === undefined ? `head ? (${c.headError ?? 'unknown'})` : `head ${c.head}`;
+    const behind = c.head === undefined ? '' : `, ${Math.max(0, c.head - c.checkpoint)} behind`;
+    const projected = c.projected === undefined ? 'none' : String(c.projected);
+    lines.push(`chain ${c.chainId}: ${head}, follower at ${c.checkpoint}${behind}, tables at ${projected}`);
+  }
+  if (s.chains.length === 0) lines.push('chains: none followed yet');
+  for (const g of s.consumers) lines.push(`consumer ${g.group}: lag ${g.lag} messages`);
+  if (s.queue) {
+    const q = s.queue;
+    lines.push(
+      `webhook queue: ${q['waiting'] ?? 0} waiting, ${q['active'] ?? 0} active, ${q['delayed'] ?? 0} delayed, ${q['failed'] ?? 0} failed`,
+    );
+  }
+  if (s.deliveries) {
+    const d = s.deliveries;
+    const oldest = d.oldestPendingAt
+      ? `, oldest pending ${Math.round((s.at - d.oldestPendingAt.getTime()) / 1000)} s old`
+      : '';
+    lines.push(`deliveries: ${d.pending} pending, ${d.held} held, ${d.failed} failed${oldest}`);
+  }
+  if (s.streams) {
+    const parts = Object.entries(s.streams).map(([status, n]) => `${n} ${status}`);
+    lines.push(`streams: ${parts.length > 0 ? parts.join(', ') : 'none'}`);
+  }
+  for (const svc of s.services) {
+    const state = svc.ready === undefined ? 'no answer' : svc.ready ? 'ready' : 'NOT READY';
+    lines.push(
+      `service ${svc.name}: ${state}${svc.detail && svc.ready !== undefined ? ` (${svc.detail})` : ''}`,
+    );
+  }
+  lines.push(problems.length === 0 ? 'OK: nothing is stuck' : `STUCK: ${problems.length} problem(s)`);
+  for (const p of problems) lines.push(`  - ${p}`);
+  return lines.join('\n');
+}

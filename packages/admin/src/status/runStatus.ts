@@ -1,0 +1,50 @@
+import { createKafka } from '@tributary/bus';
+import { createPool } from '@tributary/db';
+import { WEBHOOK_QUEUE } from '@tributary/webhooks';
+import { Queue } from 'bullmq';
+import { formatStatus } from './formatStatus.ts';
+import { judgeStatus } from './judgeStatus.ts';
+import { type StatusSnapshot, readStatus } from './readStatus.ts';
+import { type StatusEnv, parseServices } from './statusEnv.ts';
+
+export interface StatusResult {
+  snapshot: StatusSnapshot;
+  problems: string[];
+  text: string;
+}
+
+/** Looks at the deployment twice, `windowMs` apart, and judges what is stuck. */
+export async function runStatus(env: StatusEnv, windowMs: number): Promise<StatusResult> {
+  const pool = createPool({ connectionString: env.DATABASE_URL, max: 2 });
+  const admin = createKafka({ brokers: env.KAFKA_BROKERS, clientId: `${env.KAFKA_CLIENT_ID}-status` }).admin({
+    retry: { retries: 0 },
+  });
+  // No offline queue and one try per command: a Redis that is down is reported, not waited for.
+  const queue = new Queue(WEBHOOK_QUEUE, {
+    connection: { url: env.REDIS_URL, maxRetriesPerRequest: 1, enableOfflineQueue: false },
+    prefix: env.WEBHOOK_QUEUE_PREFIX,
+  });
+  queue.on('error', () => undefined); // reported as an unreadable source
+  try {
+    await admin.connect().catch(() => undefined); // reported by the first read
+    const sources = {
+      pool,
+      admin,
+      queue,
+      topicPrefix: env.KAFKA_TOPIC_PREFIX,
+      groups: env.STATUS_GROUPS,
+      rpcUrls: new Map([[env.CHAIN_ID, env.RPC_URL]]),
+      services: parseServices(env.STATUS_SERVICES),
+    };
+    const before = await readStatus(sources);
+    let after = before;
+    if (windowMs > 0) {
+      await new Promise((r) => setTimeout(r, windowMs));
+      after = await readStatus(sources);
+    }
+    const problems = judgeStatus(before, after);
+    return { snapshot: after, problems, text: formatStatus(after, problems) };
+  } finally {
+    await Promise.allSettled([admin.disconnect(), queue.close(), pool.end()]);
+  }
+}
