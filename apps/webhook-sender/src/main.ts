@@ -1,4 +1,10 @@
-import { createDeadLetters, createKafka, kafkaClientLogger } from '@tributary/bus';
+import {
+  createDeadLetters,
+  createKafka,
+  createStreamChangePublisher,
+  kafkaClientLogger,
+  streamChangeOf,
+} from '@tributary/bus';
 import { createPool } from '@tributary/db';
 import {
   Counter,
@@ -13,7 +19,6 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Partitioners } from 'kafkajs';
 import { createDeliveryWorker } from './deliver/createDeliveryWorker.ts';
-import { createStatusPublisher } from './deliver/createStatusPublisher.ts';
 import { loadEnv } from './env.ts';
 import { startTerminationSweep } from './health/startTerminationSweep.ts';
 import { createOutboxRelay } from './relay/createOutboxRelay.ts';
@@ -45,9 +50,9 @@ const producer = kafka.producer({
   allowAutoTopicCreation: true,
   createPartitioner: Partitioners.DefaultPartitioner,
 });
-const sendStatus = createStatusPublisher(producer, env.KAFKA_TOPIC_PREFIX);
+const sendChange = createStreamChangePublisher(producer, env.KAFKA_TOPIC_PREFIX);
 const publishStatus = async (streamId: string) => {
-  await sendStatus(streamId);
+  await sendChange(streamChangeOf(streamId, 'upsert'));
   kafkaOutage.ok();
 };
 

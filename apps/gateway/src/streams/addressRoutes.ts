@@ -11,7 +11,8 @@ import { z } from 'zod';
 import { BadRequestError, NotFoundError } from '../errors/apiErrors.ts';
 import { sendJson } from '../json/sendJson.ts';
 import { optionalString, requiredLimit } from './pageParams.ts';
-import { type StreamRouteDeps, accountOf, change, streamIdParam } from './streamDeps.ts';
+import { type StreamRouteDeps, accountOf, streamIdParam } from './streamDeps.ts';
+import { streamChangeOf } from '@tributary/bus';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const addressBody = z.object({ address: z.union([z.string(), z.array(z.string())]) });
@@ -41,7 +42,7 @@ export function addAddressRoutes(router: Router, deps: StreamRouteDeps): void {
     const id = await ownStream(deps, req, res);
     const { given, list } = parseAddresses(req.body);
     await addStreamAddresses(deps.pool, id, list);
-    await deps.publishChange(change(id, 'addresses'));
+    await deps.publishChange(streamChangeOf(id, 'addresses'));
     sendJson(res, 200, { streamId: id, address: given });
   });
 
@@ -65,7 +66,7 @@ export function addAddressRoutes(router: Router, deps: StreamRouteDeps): void {
     const id = await ownStream(deps, req, res);
     const { given, list } = parseAddresses(req.body);
     await removeStreamAddresses(deps.pool, id, list);
-    await deps.publishChange(change(id, 'addresses'));
+    await deps.publishChange(streamChangeOf(id, 'addresses'));
     sendJson(res, 200, { streamId: id, address: given });
   });
 
@@ -75,7 +76,7 @@ export function addAddressRoutes(router: Router, deps: StreamRouteDeps): void {
     await withTransaction(deps.pool, async (client) => {
       await replaceStreamAddresses(client, id, list);
     });
-    await deps.publishChange(change(id, 'addresses'));
+    await deps.publishChange(streamChangeOf(id, 'addresses'));
     sendJson(res, 200, { streamId: id, address: given });
   });
 }

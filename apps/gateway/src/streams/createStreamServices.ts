@@ -1,4 +1,4 @@
-import { createKafka, kafkaClientLogger } from '@tributary/bus';
+import { createKafka, createStreamChangePublisher, kafkaClientLogger } from '@tributary/bus';
 import { envInt, kafkaEnv, redisEnv, webhookQueueEnv, webhookUrlEnv } from '@tributary/config';
 import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
@@ -8,7 +8,6 @@ import { Partitioners } from 'kafkajs';
 import { createOutageLog, retryUntilDone } from '@tributary/runtime';
 import type { Logger } from 'pino';
 import { createCursorCodec } from '../cursor/createCursorCodec.ts';
-import { createStreamChangePublisher } from './publishStreamChange.ts';
 import type { StreamRouteDeps } from './streamDeps.ts';
 
 /** Environment of the stream interface (merge into the gateway's env schema). */

@@ -17,5 +17,4 @@ export function mountStreamRoutes(router: Router, deps: StreamRouteDeps): void {
 }
 
 export type { StreamRouteDeps } from './streamDeps.ts';
-export { createStreamChangePublisher } from './publishStreamChange.ts';
 export { createStreamServices, streamsEnv } from './createStreamServices.ts';

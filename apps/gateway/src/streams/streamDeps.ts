@@ -37,7 +37,3 @@ export function streamIdParam(raw: unknown): string {
   if (!isUuid(raw)) throw new NotFoundError('Stream not found');
   return raw.toLowerCase();
 }
-
-export function change(streamId: string, kind: StreamChange['kind']): StreamChange {
-  return { v: 1, streamId, kind, at: Date.now() };
-}

@@ -18,7 +18,8 @@ import { sendJson } from '../json/sendJson.ts';
 import { formatStream } from './formatStream.ts';
 import { optionalString, requiredLimit } from './pageParams.ts';
 import { sendTestWebhook } from './sendTestWebhook.ts';
-import { type StreamRouteDeps, accountOf, change, streamIdParam } from './streamDeps.ts';
+import { type StreamRouteDeps, accountOf, streamIdParam } from './streamDeps.ts';
+import { streamChangeOf } from '@tributary/bus';
 
 const listKey = z.object({ createdAt: z.string(), id: z.string().uuid() });
 const statusBody = z.object({ status: z.enum(['active', 'paused']) });
@@ -47,7 +48,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
       config,
       chainIds: config.chainIds.map((c) => Number.parseInt(c, 16)),
     });
-    await deps.publishChange(change(row.id, 'upsert'));
+    await deps.publishChange(streamChangeOf(row.id, 'upsert'));
     sendJson(res, 200, formatStream(row));
   });
 
@@ -101,7 +102,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
       config.chainIds.map((c) => Number.parseInt(c, 16)),
     );
     if (!row) throw new NotFoundError('Stream not found');
-    await deps.publishChange(change(id, 'upsert'));
+    await deps.publishChange(streamChangeOf(id, 'upsert'));
     sendJson(res, 200, formatStream(row));
   });
 
@@ -109,7 +110,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     const id = streamIdParam(req.params['id']);
     const row = await deleteStream(deps.pool, accountOf(res).id, id);
     if (!row) throw new NotFoundError('Stream not found');
-    await deps.publishChange(change(id, 'delete'));
+    await deps.publishChange(streamChangeOf(id, 'delete'));
     sendJson(res, 200, formatStream(row));
   });
 
@@ -131,7 +132,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     }
     const row = await setStreamStatus(deps.pool, account.id, id, status, STATUS_MESSAGES[status]);
     if (!row) throw new NotFoundError('Stream not found');
-    await deps.publishChange(change(id, 'upsert'));
+    await deps.publishChange(streamChangeOf(id, 'upsert'));
     if (status === 'active') {
       // Each released row names its job first: should this enqueue not happen, the relay does it.
       const suffix = `_resume_${Date.now()}`;
