@@ -5,6 +5,9 @@ import { streamsEnv } from './streams/createStreamServices.ts';
 
 const DEV_ENVIRONMENTS = new Set(['development', 'test']);
 
+/** Largest accepted request body: stream configurations with their ABIs, and address lists (50,000 addresses are about 2.3 MB). */
+export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1_048_576;
+
 export const envSchema = z
   .object({
     ...logEnv,
@@ -20,8 +23,7 @@ export const envSchema = z
     RATE_LIMIT_PER_SECOND: envInt(25, 0),
     /** Extra chains: "name:0xhex[:confirmations],...". */
     EXTRA_CHAINS: z.string().default(''),
-    /** Largest accepted request body: stream configurations with their ABIs, and address lists (50,000 addresses are about 2.3 MB). */
-    BODY_LIMIT_BYTES: envInt(8 * 1_048_576, 1024),
+    BODY_LIMIT_BYTES: envInt(DEFAULT_BODY_LIMIT_BYTES, 1024),
     /** How long a verified API key is trusted before it is looked up again (revocation delay). */
     API_KEY_CACHE_MS: envInt(5_000, 0),
     /** How long token metadata (name, symbol, decimals, logo, flags) is kept in process; 0: never. */

@@ -9,3 +9,4 @@ export {
   webhookQueueEnv,
   webhookUrlEnv,
 } from './commonEnv.ts';
+export { envDocProblems } from './envDocProblems.ts';

@@ -14,6 +14,7 @@ import { createTokenMetadataCache } from '../data/createTokenMetadataCache.ts';
 import { createErrorHandler, notFoundHandler } from '../errors/errorHandler.ts';
 import { rejectUnusableBody } from './rejectUnusableBody.ts';
 import { createRequestContext } from './requestContext.ts';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../env.ts';
 
 /** Top-level paths of the stream interface; requests under them are authenticated like /api/v2.2. */
 export const STREAM_PATHS = ['/streams', '/history', '/stats', '/settings'] as const;
@@ -37,7 +38,7 @@ export interface AppDeps {
    * endpoint count from (default 256; see walletRangeTotal).
    */
   transferCheckpointBlocks?: number;
-  /** Largest JSON body accepted (default 1 MiB); larger bodies get 413. */
+  /** Largest JSON body accepted (default BODY_LIMIT_BYTES's, 8 MiB); larger bodies get 413. */
   bodyLimitBytes?: number;
   /**
    * Mount point of the stream interface. The hook receives a router mounted at the root and
@@ -83,7 +84,7 @@ export function createApp(deps: AppDeps): Express {
       keyPrefix: deps.rateLimit.keyPrefix ?? 'tributary:ratelimit:',
     }),
     // Bodies are parsed only for authenticated callers, and only where a method carries one.
-    withBody(express.json({ limit: deps.bodyLimitBytes ?? 1_048_576 })),
+    withBody(express.json({ limit: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES })),
     rejectUnusableBody,
   ];
 
