@@ -10,3 +10,4 @@ export { createProgressWatchdog, type ProgressWatchdog } from './createProgressW
 export { createOutageLog, type OutageLog } from './createOutageLog.ts';
 export { retryUntilDone } from './retryUntilDone.ts';
 export { createDeadLetterCounter } from './createDeadLetterCounter.ts';
+export { retryDelayMs } from './retryDelayMs.ts';

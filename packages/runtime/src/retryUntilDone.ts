@@ -1,9 +1,10 @@
 import type { OutageLog } from './createOutageLog.ts';
+import { retryDelayMs } from './retryDelayMs.ts';
 import { sleep } from './sleep.ts';
 
 /**
  * Runs `work` until it succeeds: a consumer that cannot make progress waits and tries again
- * (200 ms doubling to `maxDelayMs`), it never skips. Failures go to the outage log (one line per
+ * (200 ms doubling to `maxDelayMs`, jittered: retryDelayMs), it never skips. Failures go to the outage log (one line per
  * outage). `onWait` runs between tries (a Kafka heartbeat, so the group keeps the member). When
  * `signal` aborts (shutdown), the last error is thrown instead: the work stays undone and
  * uncommitted, for the next run.
@@ -21,7 +22,7 @@ export async function retryUntilDone<T>(
     } catch (err) {
       opts.outage.failed(err);
       if (opts.signal?.aborted) throw err;
-      await sleep(Math.min(maxDelayMs, 200 * 2 ** attempt), opts.signal);
+      await sleep(retryDelayMs(attempt, maxDelayMs), opts.signal);
       if (opts.signal?.aborted) throw err;
       await opts.onWait?.().catch(() => undefined);
     }

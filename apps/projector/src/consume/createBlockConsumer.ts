@@ -1,11 +1,10 @@
 import { type DeadLetters, createGroupConsumer } from '@tributary/bus';
-import type { Logger } from '@tributary/runtime';
+import { type Logger, retryDelayMs } from '@tributary/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Outage } from '../health/createOutage.ts';
 import type { BatchOutcome, BlockProjector } from '../project/createBlockProjector.ts';
 import { type Chunk, type ChunkFailedError, createChunkPipeline } from './createChunkPipeline.ts';
 import { decodeChunk } from './decodeChunk.ts';
-import { retryDelayMs } from './retryDelayMs.ts';
 import { splitByBytes } from './splitByBytes.ts';
 
 export interface BlockConsumer {
