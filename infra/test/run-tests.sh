@@ -13,21 +13,8 @@ say() { printf '\n[test] %s\n' "$*" >&2; }
 ensure_deps "$root" || { say "FAILED: dependencies"; exit 1; }
 
 # 2) servers: the env vars that are set win; up.sh starts the rest (idempotent, default ports).
-declare -A service_of=([DATABASE_URL]=pg [REDIS_URL]=redis [KAFKA_BROKERS]=kafka [RPC_URL]=anvil)
-missing=()
-for var in DATABASE_URL REDIS_URL KAFKA_BROKERS RPC_URL; do
-  [ -n "${!var:-}" ] || missing+=("${service_of[$var]}")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-  say "starting local servers: ${missing[*]}"
-  env_lines=$(bash infra/local/up.sh "${missing[@]}") || { say "FAILED: infra/local/up.sh ${missing[*]}"; exit 1; }
-  while IFS= read -r line; do
-    case "$line" in
-      DATABASE_URL=* | REDIS_URL=* | KAFKA_BROKERS=* | RPC_URL=*) export "${line?}" ;;
-    esac
-  done <<<"$env_lines"
-fi
-export DATABASE_URL REDIS_URL KAFKA_BROKERS RPC_URL
+. infra/lib/ensure-servers.sh
+ensure_servers "$root" || { say "FAILED: starting the local servers"; exit 1; }
 export CHAIN_ID=${CHAIN_ID:-31337}
 say "DATABASE_URL=$DATABASE_URL REDIS_URL=$REDIS_URL KAFKA_BROKERS=$KAFKA_BROKERS RPC_URL=$RPC_URL"
 

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Sourced by the entry scripts that need the real servers (the test command, benchmarks, status):
+# the servers named by DATABASE_URL / REDIS_URL / KAFKA_BROKERS / RPC_URL are used as given; the
+# missing ones are started (or found running) by infra/local/up.sh and left running, and their
+# addresses exported.
+
+# ensure_servers ROOT: exports the four variables; returns 1 when a server could not be started.
+ensure_servers() {
+  local root=$1 var line env_lines
+  declare -A service_of=([DATABASE_URL]=pg [REDIS_URL]=redis [KAFKA_BROKERS]=kafka [RPC_URL]=anvil)
+  local missing=()
+  for var in DATABASE_URL REDIS_URL KAFKA_BROKERS RPC_URL; do
+    [ -n "${!var:-}" ] || missing+=("${service_of[$var]}")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    printf '[servers] starting local servers: %s\n' "${missing[*]}" >&2
+    env_lines=$(bash "$root/infra/local/up.sh" "${missing[@]}") || {
+      printf '[servers] ERROR: infra/local/up.sh %s failed\n' "${missing[*]}" >&2
+      return 1
+    }
+    while IFS= read -r line; do
+      case "$line" in
+        DATABASE_URL=* | REDIS_URL=* | KAFKA_BROKERS=* | RPC_URL=*) export "${line?}" ;;
+      esac
+    done <<<"$env_lines"
+  fi
+  export DATABASE_URL REDIS_URL KAFKA_BROKERS RPC_URL
+}
