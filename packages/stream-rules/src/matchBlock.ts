@@ -7,6 +7,7 @@ import type {
   WebhookTx,
 } from '@tributary/webhooks';
 import { formatUnits } from 'viem';
+import { buildNftItems } from './buildNftItems.ts';
 import type { CompiledStream } from './compileStream.ts';
 
 /** keccak256("Transfer(address,address,uint256)") */
@@ -20,6 +21,8 @@ export interface TokenInfo {
   decimals: number | null;
   /** The operator's flag (tokens.possible_spam). */
   possibleSpam?: boolean;
+  /** An NFT contract's ERC165 standard (what tells an ApprovalForAll's standard). */
+  contractType?: 'ERC721' | 'ERC1155' | null;
 }
 
 export interface BlockMatch {
@@ -165,7 +168,7 @@ interface EventLookups {
   logsByTx: Map<string, ChainLog[]>;
   txByHash: Map<string, ChainTransaction>;
   /** Name, symbol and decimals the block event carries for its tokens. */
-  tokens: Map<string, { name: string | null; symbol: string | null; decimals: number | null }>;
+  tokens: Map<string, TokenInfo>;
 }
 const lookups = new WeakMap<FullBlockEvent, EventLookups>();
 function lookupsOf(event: FullBlockEvent): EventLookups {
@@ -259,6 +262,7 @@ export function matchBlock(
   const erc20Approvals = logs
     .map((l) => erc20Approval(l, tokenOf(l.address)))
     .filter((t): t is WebhookErc20Approval => t !== undefined);
+  const nft = buildNftItems(logs, tokenOf);
   const body: WebhookBody = {
     confirmed: event.type === 'confirmed',
     chainId: `0x${event.chainId.toString(16)}`,
@@ -282,9 +286,9 @@ export function matchBlock(
     })),
     erc20Transfers,
     erc20Approvals,
-    nftTransfers: [],
-    nftApprovals: { ERC721: [], ERC1155: [] },
-    nftTokenApprovals: [],
+    nftTransfers: nft.nftTransfers,
+    nftApprovals: nft.nftApprovals,
+    nftTokenApprovals: nft.nftTokenApprovals,
     nativeBalances: [],
   };
   return { body, logsCount: body.logs.length, txsCount: body.txs.length };
