@@ -91,6 +91,15 @@ const erc20TransferAbi = {
   ],
 };
 
+const erc721TransferAbi = {
+  ...erc20TransferAbi,
+  inputs: [
+    { indexed: true, name: 'from', type: 'address' },
+    { indexed: true, name: 'to', type: 'address' },
+    { indexed: true, name: 'tokenId', type: 'uint256' },
+  ],
+};
+
 function stream(config: Partial<StreamConfig> = {}) {
   return compileStream({
     id: '00000000-0000-4000-8000-000000000001',
@@ -171,14 +180,35 @@ describe('NFT items of a webhook', () => {
   });
 
   it('keeps ERC721 Transfers out of erc20Transfers and ERC20 ones out of nftTransfers, whatever the ABI says', () => {
+    for (const abi of [erc20TransferAbi, erc721TransferAbi]) {
+      const body = matchBlock(
+        stream({ abi: [abi], topic0: ['Transfer(address,address,uint256)'] }),
+        block(INFO),
+      )!.body;
+      expect(body.erc20Transfers.map((t) => [t.logIndex, t.contract, t.value])).toEqual([['6', ERC20, '5']]);
+      expect(body.nftTransfers.map((t) => [t.logIndex, t.contract, t.tokenId])).toEqual([['0', NFT, '7']]);
+      expect(body.erc20Approvals).toEqual([]);
+    }
+  });
+
+  it('carries only the logs its ABI can decode (the SDK decodes every log with it)', () => {
+    const logsUnder = (abi: typeof erc20TransferAbi, config: Partial<StreamConfig> = {}) =>
+      matchBlock(
+        stream({ abi: [abi], topic0: ['Transfer(address,address,uint256)'], ...config }),
+        block(INFO),
+      )!.body.logs.map((l) => [l.logIndex, l.topic3]);
+    expect(logsUnder(erc20TransferAbi)).toEqual([['6', null]]);
+    expect(logsUnder(erc721TransferAbi)).toEqual([['0', topic(7)]]);
+    // includeAllTxLogs gathers the logs of the matched transactions again: the ERC721 one still stays out.
     const body = matchBlock(
-      stream({ abi: [erc20TransferAbi], topic0: ['Transfer(address,address,uint256)'] }),
+      stream({
+        abi: [erc20TransferAbi],
+        topic0: ['Transfer(address,address,uint256)'],
+        includeAllTxLogs: true,
+      }),
       block(INFO),
     )!.body;
-    expect(body.logs.map((l) => l.logIndex)).toEqual(['0', '6']);
-    expect(body.erc20Transfers.map((t) => [t.logIndex, t.contract, t.value])).toEqual([['6', ERC20, '5']]);
-    expect(body.nftTransfers.map((t) => [t.logIndex, t.contract, t.tokenId])).toEqual([['0', NFT, '7']]);
-    expect(body.erc20Approvals).toEqual([]);
+    expect(body.logs.map((l) => l.logIndex)).toEqual(['6']);
   });
 
   it('fills nftTokenApprovals and the deprecated nftApprovals split by standard', () => {

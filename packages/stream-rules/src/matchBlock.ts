@@ -85,6 +85,19 @@ function logMatches(stream: CompiledStream, log: ChainLog, spam: (address: strin
   return fields !== undefined && filter(fields);
 }
 
+/**
+ * Whether the stream's ABI can decode a log the webhook would carry: the SDK's parsedLogs decodes
+ * every log with the webhook's `abi` and throws on one that does not fit. An ERC20 Transfer (3
+ * topics) and an ERC721 Transfer (4 topics) share topic0, so a stream whose ABI names one of them
+ * matches the other too: such a log gives its erc20Transfers or nftTransfers item (its shape
+ * decides, not the ABI) but is left out of `logs`. Logs of a topic0 the ABI does not name
+ * (includeAllTxLogs, streams without an ABI) are carried as before.
+ */
+function abiCovers(stream: CompiledStream, log: ChainLog): boolean {
+  const event = stream.events.get(log.topics[0] ?? '');
+  return event === undefined || event.item.anonymous === true || event.topicCount === log.topics.length;
+}
+
 const toWebhookLog = (log: ChainLog): WebhookLog => ({
   logIndex: String(log.logIndex),
   transactionHash: log.transactionHash,
@@ -263,6 +276,11 @@ export function matchBlock(
     .map((l) => erc20Approval(l, tokenOf(l.address)))
     .filter((t): t is WebhookErc20Approval => t !== undefined);
   const nft = buildNftItems(logs, tokenOf);
+  const carried = logs.filter((l) => abiCovers(stream, l));
+  const items =
+    erc20Transfers.length + erc20Approvals.length + nft.nftTransfers.length + nft.nftTokenApprovals.length;
+  // Matched logs that are neither carried nor items leave nothing to send.
+  if (carried.length === 0 && txs.length === 0 && internal.length === 0 && items === 0) return undefined;
   const body: WebhookBody = {
     confirmed: event.type === 'confirmed',
     chainId: `0x${event.chainId.toString(16)}`,
@@ -275,7 +293,7 @@ export function matchBlock(
       hash: event.block.hash,
       timestamp: String(event.block.timestamp),
     },
-    logs: logs.map(toWebhookLog),
+    logs: carried.map(toWebhookLog),
     txs: txs.map(toWebhookTx),
     txsInternal: internal.map((t) => ({
       from: t.from,
