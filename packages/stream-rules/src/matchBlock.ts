@@ -1,3 +1,4 @@
+import { APPROVAL_TOPIC0, TRANSFER_TOPIC0 } from '@tributary/evm';
 import type { ChainLog, ChainTransaction, FullBlockEvent, InternalTransaction } from '@tributary/schema';
 import type {
   WebhookBody,
@@ -10,10 +11,10 @@ import { formatUnits } from 'viem';
 import { buildNftItems } from './buildNftItems.ts';
 import type { CompiledStream } from './compileStream.ts';
 
-/** keccak256("Transfer(address,address,uint256)") */
-export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+/** keccak256("Transfer(address,address,uint256)"), from the evm package (one place for signatures). */
+export const TRANSFER_TOPIC = TRANSFER_TOPIC0;
 /** keccak256("Approval(address,address,uint256)") */
-export const APPROVAL_TOPIC = '0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925';
+export const APPROVAL_TOPIC = APPROVAL_TOPIC0;
 
 export interface TokenInfo {
   name: string | null;
