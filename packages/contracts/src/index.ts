@@ -1,5 +1,7 @@
 export { bulkTransferEmitterAbi, bulkTransferEmitterBytecode } from './generated/BulkTransferEmitter.ts';
 export { bytes32TokenAbi, bytes32TokenBytecode } from './generated/Bytes32Token.ts';
+export { demoMultiTokenAbi, demoMultiTokenBytecode } from './generated/DemoMultiToken.ts';
+export { demoNftAbi, demoNftBytecode } from './generated/DemoNft.ts';
 export { demoTokenAbi, demoTokenBytecode } from './generated/DemoToken.ts';
 export { eventEmitterAbi, eventEmitterBytecode } from './generated/EventEmitter.ts';
 export {

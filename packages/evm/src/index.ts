@@ -1,5 +1,10 @@
 export {
+  APPROVAL_FOR_ALL_TOPIC0,
+  APPROVAL_TOPIC0,
+  INTERFACE_IDS,
   SELECTORS,
+  TRANSFER_BATCH_TOPIC0,
+  TRANSFER_SINGLE_TOPIC0,
   TRANSFER_SIGNATURE,
   TRANSFER_TOPIC0,
   ZERO_ADDRESS,
@@ -8,3 +13,5 @@ export {
 } from './signatures.ts';
 export { decodeCompactTransfer, decodeTransfer } from './decodeTransfer.ts';
 export { decodeText, decodeUint, readTokenMetadata } from './readTokenMetadata.ts';
+export { type NftEvent, type NftMovement, decodeNftEvent } from './decodeNftEvent.ts';
+export { type NftContractInfo, readNftContractInfo } from './readNftContractInfo.ts';

@@ -131,6 +131,8 @@ export const tokenInfo = z.object({
   name: z.string().nullable(),
   symbol: z.string().nullable(),
   decimals: z.number().int().min(0).max(255).nullable(),
+  /** NFT contracts (ERC721/ERC1155 events in the block): the standard they answer to ERC165, null when neither. */
+  contractType: z.enum(['ERC721', 'ERC1155']).nullable().optional(),
 });
 export type TokenInfo = z.infer<typeof tokenInfo>;
 
@@ -146,7 +148,7 @@ const blockBody = {
   internalTransactions: z.array(internalTransaction),
   /** Metadata of tokens first seen in this block (with totalSupply: the projector's tokens rows). */
   tokens: z.array(tokenMetadata),
-  /** Name, symbol and decimals of every token with transfers in this block. */
+  /** Name, symbol and decimals of every token with transfers in this block, and of every NFT contract with events in it. */
   tokenInfo: z.array(tokenInfo).default([]),
   /** Code presence of addresses first seen in this block. */
   accounts: z.array(accountKind),

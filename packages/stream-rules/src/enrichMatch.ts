@@ -30,7 +30,7 @@ function itemsOf(body: WebhookBody, kind: ItemKind): Item[] {
     case 'erc20approval':
       return body.erc20Approvals as Item[];
     case 'nfttransfer':
-      return body.nftTransfers as Item[];
+      return body.nftTransfers as unknown as Item[];
     case 'internaltx':
       return body.txsInternal as unknown as Item[];
     default: {

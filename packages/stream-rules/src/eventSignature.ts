@@ -6,6 +6,8 @@ export interface AbiEvent {
   fieldNames: string[];
   /** Selector, parameter types, indexing and names: two events with the same shape decode a log alike. */
   shape: string;
+  /** How many topics a log of this event has: topic0 and one per indexed parameter. */
+  topicCount: number;
   /** The log's parameters by name (by position when unnamed); undefined when the log does not fit the event. */
   decode(topics: readonly string[], data: string): Record<string, unknown> | undefined;
 }
@@ -33,6 +35,7 @@ export function abiEvents(abi: readonly unknown[]): AbiEvent[] {
       selector,
       item,
       fieldNames,
+      topicCount: 1 + item.inputs.filter((p) => p.indexed).length,
       shape: `${selector}|${item.inputs.map((p, i) => `${p.type}${p.indexed ? '!' : ''} ${fieldNames[i]}`).join(',')}`,
       decode: fast ?? ((topics, data) => decodeWithViem(item, fieldNames, topics, data)),
     });

@@ -1,3 +1,4 @@
+import { APPROVAL_TOPIC0, TRANSFER_TOPIC0 } from '@tributary/evm';
 import type { ChainLog, ChainTransaction, FullBlockEvent, InternalTransaction } from '@tributary/schema';
 import type {
   WebhookBody,
@@ -7,12 +8,13 @@ import type {
   WebhookTx,
 } from '@tributary/webhooks';
 import { formatUnits } from 'viem';
+import { buildNftItems } from './buildNftItems.ts';
 import type { CompiledStream } from './compileStream.ts';
 
-/** keccak256("Transfer(address,address,uint256)") */
-export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+/** keccak256("Transfer(address,address,uint256)"), from the evm package (one place for signatures). */
+export const TRANSFER_TOPIC = TRANSFER_TOPIC0;
 /** keccak256("Approval(address,address,uint256)") */
-export const APPROVAL_TOPIC = '0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925';
+export const APPROVAL_TOPIC = APPROVAL_TOPIC0;
 
 export interface TokenInfo {
   name: string | null;
@@ -20,6 +22,8 @@ export interface TokenInfo {
   decimals: number | null;
   /** The operator's flag (tokens.possible_spam). */
   possibleSpam?: boolean;
+  /** An NFT contract's ERC165 standard (what tells an ApprovalForAll's standard). */
+  contractType?: 'ERC721' | 'ERC1155' | null;
 }
 
 export interface BlockMatch {
@@ -80,6 +84,19 @@ function logMatches(stream: CompiledStream, log: ChainLog, spam: (address: strin
   if (!filter) return true;
   const fields = filterFields(stream, log, spam);
   return fields !== undefined && filter(fields);
+}
+
+/**
+ * Whether the stream's ABI can decode a log the webhook would carry: the SDK's parsedLogs decodes
+ * every log with the webhook's `abi` and throws on one that does not fit. An ERC20 Transfer (3
+ * topics) and an ERC721 Transfer (4 topics) share topic0, so a stream whose ABI names one of them
+ * matches the other too: such a log gives its erc20Transfers or nftTransfers item (its shape
+ * decides, not the ABI) but is left out of `logs`. Logs of a topic0 the ABI does not name
+ * (includeAllTxLogs, streams without an ABI) are carried as before.
+ */
+function abiCovers(stream: CompiledStream, log: ChainLog): boolean {
+  const event = stream.events.get(log.topics[0] ?? '');
+  return event === undefined || event.item.anonymous === true || event.topicCount === log.topics.length;
 }
 
 const toWebhookLog = (log: ChainLog): WebhookLog => ({
@@ -165,7 +182,7 @@ interface EventLookups {
   logsByTx: Map<string, ChainLog[]>;
   txByHash: Map<string, ChainTransaction>;
   /** Name, symbol and decimals the block event carries for its tokens. */
-  tokens: Map<string, { name: string | null; symbol: string | null; decimals: number | null }>;
+  tokens: Map<string, TokenInfo>;
 }
 const lookups = new WeakMap<FullBlockEvent, EventLookups>();
 function lookupsOf(event: FullBlockEvent): EventLookups {
@@ -259,6 +276,12 @@ export function matchBlock(
   const erc20Approvals = logs
     .map((l) => erc20Approval(l, tokenOf(l.address)))
     .filter((t): t is WebhookErc20Approval => t !== undefined);
+  const nft = buildNftItems(logs, tokenOf);
+  const carried = logs.filter((l) => abiCovers(stream, l));
+  const items =
+    erc20Transfers.length + erc20Approvals.length + nft.nftTransfers.length + nft.nftTokenApprovals.length;
+  // Matched logs that are neither carried nor items leave nothing to send.
+  if (carried.length === 0 && txs.length === 0 && internal.length === 0 && items === 0) return undefined;
   const body: WebhookBody = {
     confirmed: event.type === 'confirmed',
     chainId: `0x${event.chainId.toString(16)}`,
@@ -271,7 +294,7 @@ export function matchBlock(
       hash: event.block.hash,
       timestamp: String(event.block.timestamp),
     },
-    logs: logs.map(toWebhookLog),
+    logs: carried.map(toWebhookLog),
     txs: txs.map(toWebhookTx),
     txsInternal: internal.map((t) => ({
       from: t.from,
@@ -282,9 +305,9 @@ export function matchBlock(
     })),
     erc20Transfers,
     erc20Approvals,
-    nftTransfers: [],
-    nftApprovals: { ERC721: [], ERC1155: [] },
-    nftTokenApprovals: [],
+    nftTransfers: nft.nftTransfers,
+    nftApprovals: nft.nftApprovals,
+    nftTokenApprovals: nft.nftTokenApprovals,
     nativeBalances: [],
   };
   return { body, logsCount: body.logs.length, txsCount: body.txs.length };

@@ -66,6 +66,58 @@ export type WebhookErc20Approval = Omit<WebhookErc20Transfer, 'from' | 'to'> & {
   spender: string;
 };
 
+/** The NFT metadata of an item: the contract's standard, name and symbol ("" when unknown). */
+export interface WebhookNftMetadata {
+  tokenContractType: string;
+  tokenName: string;
+  tokenSymbol: string;
+}
+
+/** One token id moved: an ERC721 Transfer (amount "1", operator null) or one id of an ERC1155 TransferSingle/Batch. */
+export interface WebhookNftTransfer extends WebhookNftMetadata {
+  transactionHash: string;
+  logIndex: string;
+  contract: string;
+  operator: string | null;
+  from: string;
+  to: string;
+  tokenId: string;
+  amount: string;
+  possibleSpam: boolean;
+  triggers?: TriggerResult[];
+}
+
+/** An ERC721 Approval (one token) or an ApprovalForAll (tokenId null; approvedAll its flag). */
+export interface WebhookNftApproval extends WebhookNftMetadata {
+  transactionHash: string;
+  logIndex: string;
+  contract: string;
+  account: string;
+  operator: string;
+  approvedAll: boolean;
+  tokenId: string | null;
+}
+
+/** The deprecated `nftApprovals.ERC721` item: an ERC721 Approval as decoded. */
+export interface WebhookErc721Approval extends WebhookNftMetadata {
+  transactionHash: string;
+  logIndex: string;
+  contract: string;
+  owner: string;
+  approved: string;
+  tokenId: string;
+}
+
+/** The deprecated `nftApprovals.ERC1155` item: an ERC1155 ApprovalForAll as decoded. */
+export interface WebhookErc1155Approval extends WebhookNftMetadata {
+  transactionHash: string;
+  logIndex: string;
+  contract: string;
+  account: string;
+  operator: string;
+  approved: boolean;
+}
+
 export interface TriggerResult {
   name: string;
   value: unknown;
@@ -94,9 +146,9 @@ export interface WebhookBody {
   txsInternal: WebhookInternalTx[];
   erc20Transfers: WebhookErc20Transfer[];
   erc20Approvals: WebhookErc20Approval[];
-  nftTransfers: unknown[];
-  nftApprovals: { ERC721: unknown[]; ERC1155: unknown[] };
-  nftTokenApprovals: unknown[];
+  nftTransfers: WebhookNftTransfer[];
+  nftApprovals: { ERC721: WebhookErc721Approval[]; ERC1155: WebhookErc1155Approval[] };
+  nftTokenApprovals: WebhookNftApproval[];
   nativeBalances: NativeBalance[];
 }
 

@@ -1,5 +1,12 @@
 import { findKnownAddressKinds, findKnownTokens, type Pool } from '@tributary/db';
-import { ZERO_ADDRESS, decodeCompactTransfer, readTokenMetadata } from '@tributary/evm';
+import {
+  ZERO_ADDRESS,
+  decodeCompactTransfer,
+  type NftContractInfo,
+  decodeNftEvent,
+  readNftContractInfo,
+  readTokenMetadata,
+} from '@tributary/evm';
 import type { Logger } from '@tributary/runtime';
 import {
   type AccountKind,
@@ -32,7 +39,9 @@ export interface BlockEnricher {
  * Turns fetched blocks into event bodies: decodes ERC20 transfers, reads the metadata of tokens
  * seen for the first time (memory cache, then the `tokens` table, then the chain) and the code
  * presence of transfer parties seen for the first time (eth_getCode, batched). Every body names
- * the name, symbol and decimals of each token it has transfers for (`tokenInfo`).
+ * the name, symbol and decimals of each token it has transfers for (`tokenInfo`), and the name,
+ * symbol and ERC165 standard of each contract with ERC721/ERC1155 events in it (read from the
+ * chain once per contract and process: NFT contracts have no rows in the ERC20 tokens table).
  */
 export function createBlockEnricher(deps: {
   rpc: Rpc;
@@ -47,12 +56,15 @@ export function createBlockEnricher(deps: {
 }): BlockEnricher {
   // token -> first-seen block number and its name, symbol, decimals
   const tokens = new Map<string, { first: number; info: TokenInfo }>();
+  // NFT contract -> first-seen block number and its name, symbol, standard
+  const nftContracts = new Map<string, { first: number; info: TokenInfo }>();
   const accounts = new Set<string>();
   const maxAccounts = deps.maxCachedAccounts ?? 500_000;
 
   return {
     forgetAbove(number) {
       for (const [token, { first }] of tokens) if (first > number) tokens.delete(token);
+      for (const [c, { first }] of nftContracts) if (first > number) nftContracts.delete(c);
     },
     async enrich(blocks) {
       const batchHash = new Map(blocks.map((b) => [b.header.number, b.header.hash as string]));
@@ -60,15 +72,25 @@ export function createBlockEnricher(deps: {
       // Decoded transfers and, per block, the distinct tokens they move (a transfer's token is its log's address).
       const transfersOf: CompactTransfer[][] = [];
       const tokensOf: string[][] = [];
+      const nftsOf: string[][] = [];
+      const nftFirst = new Map<string, number>();
       // First sighting of each token and each transfer party in this batch, oldest block first.
       const tokenFirst = new Map<string, number>();
       const accountFirst = new Map<string, number>();
       for (const b of blocks) {
         const transfers: CompactTransfer[] = [];
         const blockTokens = new Set<string>();
+        const blockNfts = new Set<string>();
         for (const log of b.logs) {
           const t = decodeCompactTransfer(log);
-          if (!t) continue;
+          if (!t) {
+            const c = log.address;
+            if (!blockNfts.has(c) && decodeNftEvent(log)) {
+              blockNfts.add(c);
+              if (!nftContracts.has(c) && !nftFirst.has(c)) nftFirst.set(c, b.header.number);
+            }
+            continue;
+          }
           transfers.push(t);
           const token = log.address;
           if (!blockTokens.has(token)) {
@@ -83,6 +105,8 @@ export function createBlockEnricher(deps: {
         }
         transfersOf.push(transfers);
         tokensOf.push([...blockTokens]);
+        // A contract with both ERC20 transfers and NFT events is named once, as a token.
+        nftsOf.push([...blockNfts].filter((c) => !blockTokens.has(c)));
       }
 
       const known = await findKnownTokens(deps.pool, deps.chainId, [...tokenFirst.keys()]);
@@ -107,6 +131,19 @@ export function createBlockEnricher(deps: {
       const metadata = await mapLimit(toRead, 8, ([token, first]) =>
         readTokenMetadata(deps.rpc.client, token as `0x${string}`, BigInt(first)),
       );
+      const nftRead = await mapLimit([...nftFirst], 8, async ([c, first]) => ({
+        first,
+        info: nftInfo(await readNftContractInfo(deps.rpc.client, c as `0x${string}`, BigInt(first))),
+      }));
+      const nftReadInfo = new Map(nftRead.map((r) => [r.info.address as string, r.info]));
+      const nftInfoOf = (c: string): TokenInfo =>
+        nftReadInfo.get(c) ??
+        nftContracts.get(c)?.info ?? {
+          address: c as `0x${string}`,
+          name: null,
+          symbol: null,
+          decimals: null,
+        };
       const metaByBlock = groupBy(metadata, (m) => m.readAtBlock + 1);
       const readInfo = new Map(metadata.map((m) => [m.address as string, toInfo(m)]));
       const infoOf = (token: string): TokenInfo =>
@@ -141,7 +178,7 @@ export function createBlockEnricher(deps: {
         internalTransactions: b.internalTransactions ?? [],
         transfers: transfersOf[i]!,
         tokens: metaByBlock.get(b.header.number) ?? ([] as TokenMetadata[]),
-        tokenInfo: tokensOf[i]!.map(infoOf),
+        tokenInfo: [...tokensOf[i]!.map(infoOf), ...nftsOf[i]!.map(nftInfoOf)],
         accounts: (kindsByBlock.get(b.header.number) ?? []).map((k) => k.kind),
         hasTransactions: b.transactions !== null,
         hasInternalTransactions: b.internalTransactions !== null,
@@ -150,6 +187,7 @@ export function createBlockEnricher(deps: {
         bodies,
         commit() {
           for (const m of metadata) tokens.set(m.address, { first: m.readAtBlock + 1, info: toInfo(m) });
+          for (const r of nftRead) nftContracts.set(r.info.address, r);
           if (accounts.size + accountFirst.size > maxAccounts) accounts.clear();
           for (const a of accountFirst.keys()) accounts.add(a);
         },
@@ -160,6 +198,10 @@ export function createBlockEnricher(deps: {
 
 function toInfo(m: TokenMetadata): TokenInfo {
   return { address: m.address, name: m.name, symbol: m.symbol, decimals: m.decimals };
+}
+
+function nftInfo(c: NftContractInfo): TokenInfo {
+  return { address: c.address, name: c.name, symbol: c.symbol, decimals: null, contractType: c.contractType };
 }
 
 function groupBy<T, K>(items: readonly T[], key: (t: T) => K): Map<K, T[]> {

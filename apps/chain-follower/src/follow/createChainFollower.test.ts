@@ -1,5 +1,9 @@
 import {
   bytes32TokenAbi,
+  demoMultiTokenAbi,
+  demoMultiTokenBytecode,
+  demoNftAbi,
+  demoNftBytecode,
   demoTokenAbi,
   eventEmitterAbi,
   revertingMetadataTokenAbi,
@@ -8,6 +12,7 @@ import {
   type DemoDeployment,
   type DevnetClient,
   createDevnetClient,
+  deploy,
   deployDemo,
   devnetAccount,
   waitMined,
@@ -207,6 +212,67 @@ describe('chain-follower -> Kafka', { timeout: 90_000 }, () => {
       });
       expect(e.tokenInfo).toEqual(expected);
     }
+  });
+
+  it('names each NFT contract with events in a block: name, symbol and ERC165 standard, read from the chain', async () => {
+    const { client, harness } = await setup();
+    const me = client.account.address;
+    const nft = await deploy(client, demoNftAbi, demoNftBytecode, ['Kitties', 'KIT']);
+    const multi = await deploy(client, demoMultiTokenAbi, demoMultiTokenBytecode, ['Items', 'ITM']);
+    const follower = harness.startFollower();
+    await harness.waitFollowed(follower);
+    await send(
+      client,
+      client.writeContract({ address: nft, abi: demoNftAbi, functionName: 'mint', args: [me, 7n] }),
+    );
+    await send(
+      client,
+      client.writeContract({
+        address: nft,
+        abi: demoNftAbi,
+        functionName: 'setApprovalForAll',
+        args: [bob, true],
+      }),
+    );
+    await send(
+      client,
+      client.writeContract({
+        address: multi,
+        abi: demoMultiTokenAbi,
+        functionName: 'mint',
+        args: [alice, 3n, BIG],
+      }),
+    );
+    await harness.waitFollowed(follower);
+    await follower.stop();
+
+    // Each block's first event (new, or confirmed at once when the follower found it already deep).
+    const firstOf = new Map<number, [unknown, unknown, unknown]>();
+    for (const e of await harness.readEvents()) {
+      if (e.type !== 'removed' && e.tokenInfo.length > 0 && !firstOf.has(e.block.number))
+        firstOf.set(e.block.number, [e.transfers, e.tokens, e.tokenInfo]);
+    }
+    const named = [...firstOf].sort(([a], [b]) => a - b).map(([, v]) => v);
+    const kit = {
+      address: nft.toLowerCase(),
+      name: 'Kitties',
+      symbol: 'KIT',
+      decimals: null,
+      contractType: 'ERC721',
+    };
+    const itm = {
+      address: multi.toLowerCase(),
+      name: 'Items',
+      symbol: 'ITM',
+      decimals: null,
+      contractType: 'ERC1155',
+    };
+    // No ERC20 transfers and no tokens rows: NFT contracts are only named, in every block with their events.
+    expect(named).toEqual([
+      [[], [], [kit]],
+      [[], [], [kit]],
+      [[], [], [itm]],
+    ]);
   });
 
   it('publishes removed (newest first) before the new branch on a reorg; the orphans never confirm', async () => {
