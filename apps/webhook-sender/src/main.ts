@@ -18,6 +18,7 @@ import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Partitioners } from 'kafkajs';
+import { createSenderMetrics } from './metrics/createSenderMetrics.ts';
 import { createDeliveryWorker } from './deliver/createDeliveryWorker.ts';
 import { loadEnv } from './env.ts';
 import { startTerminationSweep } from './health/startTerminationSweep.ts';
@@ -99,6 +100,7 @@ const worker = createDeliveryWorker({
       reason,
     }),
   onJobDone: () => watchdog.progress(),
+  onAttempt: (outcome, latencyMs) => senderMetrics.attempt(outcome, latencyMs),
 });
 const stopSweep = startTerminationSweep({
   pool,
@@ -114,6 +116,11 @@ const relayQueue = new Queue(WEBHOOK_QUEUE, {
   prefix: env.WEBHOOK_QUEUE_PREFIX,
 });
 relayQueue.on('error', () => undefined); // counted by the relay's outage log
+const senderMetrics = createSenderMetrics(metrics, {
+  queue: relayQueue,
+  pool,
+  saturatedEndpoints: () => worker.saturatedEndpoints(),
+});
 const requeued = new Counter({
   name: 'tributary_relay_requeued_total',
   help: 'Pending deliveries whose BullMQ job was missing (Redis lost it) and that the relay enqueued again',

@@ -131,3 +131,8 @@ export { type WalletRangeTotalQuery, walletRangeTotal } from './queries/walletRa
 export { withTransaction } from './withTransaction.ts';
 export { getStreamVersion, loadMatchableStreamVersions } from './streams/streamVersions.ts';
 export { type UnconfirmedDelivery, findUnconfirmedDeliveries } from './streams/unconfirmedDeliveries.ts';
+export {
+  type DeliveryCounts,
+  countDeliveriesByStatus,
+  countStreamsByStatus,
+} from './streams/statusCounts.ts';

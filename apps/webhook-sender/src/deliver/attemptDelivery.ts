@@ -27,6 +27,8 @@ export interface AttemptDeps {
   successRateThreshold: number;
   /** Tells the matchers that a stream changed status (it now holds its webhooks). */
   onStreamStatusChanged: (streamId: string) => Promise<void>;
+  /** One POST made: its outcome and latency (for the metrics). */
+  onAttempt?: (outcome: 'delivered' | 'retry' | 'gave_up' | 'held', latencyMs: number) => void;
 }
 
 /** The reads and writes of the success path, batched across concurrent attempts. */
@@ -127,6 +129,7 @@ export async function attemptDelivery(
   }).finally(() => deps.slots.release(endpoint, performance.now() - slotTaken));
 
   if (result.ok) {
+    deps.onAttempt?.('delivered', result.latencyMs);
     await deps.store.delivered({
       deliveryId: d.id,
       statusCode: result.statusCode,
@@ -171,6 +174,7 @@ export async function attemptDelivery(
     },
     'webhook attempt failed',
   );
+  deps.onAttempt?.(exhausted ? 'gave_up' : inError ? 'held' : 'retry', result.latencyMs);
   if (exhausted) return { outcome: 'gave-up', error: result.error };
   if (inError) return { outcome: 'held' };
   return { outcome: 'retry', after: deps.retryScheduleMs[attemptsMade] ?? 0, error: result.error };

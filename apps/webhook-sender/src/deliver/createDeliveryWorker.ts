@@ -21,6 +21,8 @@ class RetryLater extends Error {
 
 export interface DeliveryWorker {
   isRunning(): boolean;
+  /** Endpoints with no free request slot in this process now. */
+  saturatedEndpoints(): number;
   /** Stops taking jobs, waits for the attempts in flight (and their follow-up jobs), closes Redis. */
   close(): Promise<void>;
 }
@@ -233,6 +235,7 @@ export function createDeliveryWorker(
   worker.on('failed', () => deps.onJobDone?.());
   return {
     isRunning: () => worker.isRunning(),
+    saturatedEndpoints: () => slots.saturated(),
     close: async () => {
       await worker.close();
       await followUps.close();

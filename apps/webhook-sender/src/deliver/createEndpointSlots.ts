@@ -23,6 +23,8 @@ export interface EndpointSlots {
   isBusy(endpoint: string): boolean;
   /** Whether the endpoint's requests have lately held their slots for `thresholdMs` or more. */
   isSlow(endpoint: string, thresholdMs: number): boolean;
+  /** How many endpoints with requests in flight have no free slot now. */
+  saturated(): number;
 }
 
 /**
@@ -77,6 +79,11 @@ export function createEndpointSlots(
     },
     tryAcquire,
     isBusy,
+    saturated() {
+      let n = 0;
+      for (const endpoint of inFlight.keys()) if (isBusy(endpoint)) n++;
+      return n;
+    },
     acquire(endpoint, maxWaitMs) {
       if (tryAcquire(endpoint)) return Promise.resolve(true);
       if (maxWaitMs <= 0) return Promise.resolve(false);

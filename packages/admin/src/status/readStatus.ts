@@ -1,4 +1,4 @@
-import type { Pool } from '@tributary/db';
+import { type Pool, countDeliveriesByStatus, countStreamsByStatus } from '@tributary/db';
 import { TOPICS } from '@tributary/schema';
 import type { Queue } from 'bullmq';
 import type { Admin } from 'kafkajs';
@@ -81,8 +81,8 @@ export async function readStatus(src: StatusSources): Promise<StatusSnapshot> {
     attempt('redis', () =>
       src.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed'),
     ),
-    attempt('postgres (deliveries)', () => readDeliveries(src.pool)),
-    attempt('postgres (streams)', () => readStreams(src.pool)),
+    attempt('postgres (deliveries)', () => countDeliveriesByStatus(src.pool)),
+    attempt('postgres (streams)', () => countStreamsByStatus(src.pool)),
     Promise.all(src.services.map((s) => readService(s, timeoutMs))),
   ]);
   return {
@@ -158,31 +158,6 @@ async function readConsumers(admin: Admin, topic: string, groups: string[]): Pro
       return { group, topic, lag, committed: sum };
     }),
   );
-}
-
-async function readDeliveries(pool: Pool) {
-  // Pending and held come from the partial index of undelivered rows; failed rows are few.
-  const { rows } = await pool.query<{ pending: string; held: string; failed: string; oldest: Date | null }>(
-    `SELECT count(*) FILTER (WHERE status = 'pending') AS pending,
-            count(*) FILTER (WHERE status = 'held') AS held,
-            (SELECT count(*) FROM deliveries WHERE status = 'failed') AS failed,
-            min(created_at) FILTER (WHERE status = 'pending') AS oldest
-       FROM deliveries WHERE status IN ('pending', 'held')`,
-  );
-  const r = rows[0];
-  return {
-    pending: Number(r?.pending ?? 0),
-    held: Number(r?.held ?? 0),
-    failed: Number(r?.failed ?? 0),
-    oldestPendingAt: r?.oldest ?? null,
-  };
-}
-
-async function readStreams(pool: Pool): Promise<Record<string, number>> {
-  const { rows } = await pool.query<{ status: string; n: string }>(
-    'SELECT status, count(*) AS n FROM streams GROUP BY status ORDER BY status',
-  );
-  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
 
 async function readService(s: { name: string; url: string }, timeoutMs: number): Promise<ServiceStatus> {
