@@ -75,12 +75,16 @@ pg_init() {
   ((shared_mb > 8192)) && shared_mb=8192
   ((shared_mb < 128)) && shared_mb=128
   # Settings live in their own file so a re-run can change them without touching postgresql.conf.
+  # synchronous_commit stays on: a commit a service has seen is in the kernel before it returns, so
+  # a SIGKILL of PostgreSQL loses none (the matcher commits its Kafka offsets after its delivery
+  # rows; an asynchronous commit lost in a crash made a block's webhook be created again under a
+  # new id). fsync off only gives up safety against an OS crash or power loss, for speed.
   cat >"$PG_DATA/tributary.conf" <<CONF
 listen_addresses = '127.0.0.1'
 max_connections = ${PG_MAX_CONNECTIONS:-300}
 shared_buffers = ${PG_SHARED_BUFFERS:-${shared_mb}MB}
 fsync = ${PG_FSYNC:-off}
-synchronous_commit = off
+synchronous_commit = ${PG_SYNCHRONOUS_COMMIT:-on}
 full_page_writes = off
 unix_socket_directories = '$PG_SOCK'
 log_min_messages = warning
