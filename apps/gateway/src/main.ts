@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createChainRegistry, parseExtraChains } from '@tributary/chains';
 import { createPool } from '@tributary/db';
-import { bootService } from '@tributary/runtime';
+import { bootService, createPoolGauges } from '@tributary/runtime';
 import { Redis } from 'ioredis';
 import { createApp } from './app/createApp.ts';
 import { createHttpServer } from './app/createHttpServer.ts';
@@ -29,6 +29,7 @@ const pool = createPool({
   max: env.DATABASE_POOL_SIZE,
   application: 'gateway',
 });
+createPoolGauges(service.metrics, pool);
 pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
 const redis = new Redis(env.REDIS_URL, {
   maxRetriesPerRequest: 2,

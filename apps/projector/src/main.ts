@@ -13,9 +13,11 @@ import {
   EXIT_CODES,
   type ProgressWatchdog,
   bootService,
+  createConsumerLagGauge,
   createDeadLetterCounter,
   createProgressWatchdog,
   serveOps,
+  createPoolGauges,
 } from '@tributary/runtime';
 import { TOPICS } from '@tributary/schema';
 import { createBlockConsumer } from './consume/createBlockConsumer.ts';
@@ -67,6 +69,7 @@ const pool = createPool({
   max: env.DATABASE_POOL_SIZE,
   application: 'projector',
 });
+createPoolGauges(metrics, pool);
 // An idle connection that PostgreSQL closes (a restart) is reported here; the pool replaces it.
 pool.on('error', (err) => pgConnections.failed(err));
 const kafka = createKafka({
@@ -79,6 +82,7 @@ const producer = createIdempotentProducer(kafka);
 
 const deadLettersSent = createDeadLetterCounter(metrics);
 const lagProbe = createLagProbe(kafka, { groupId: env.KAFKA_GROUP_ID, topic });
+createConsumerLagGauge(metrics, env.KAFKA_GROUP_ID, () => lagProbe.lag());
 // Started once the consumer runs (its backlog probe needs the topic).
 let watchdog: ProgressWatchdog | undefined;
 health.addCheck('progress', () => watchdog?.check());

@@ -1,6 +1,13 @@
 import { createPool } from '@tributary/db';
-import { bootService, createDeadLetterCounter, serveOps } from '@tributary/runtime';
+import {
+  bootService,
+  createConsumerLagGauge,
+  createDeadLetterCounter,
+  serveOps,
+  createPoolGauges,
+} from '@tributary/runtime';
 import { createMatcher } from './consume/createMatcher.ts';
+import { createMatcherMetrics } from './metrics/createMatcherMetrics.ts';
 import { loadEnv } from './env.ts';
 import { createBlockReaders } from './read/createBlockReaders.ts';
 
@@ -17,6 +24,7 @@ const pool = createPool({
   max: env.DATABASE_POOL_SIZE,
   application: 'stream-matcher',
 });
+createPoolGauges(metrics, pool);
 pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
 
 const deadLetters = createDeadLetterCounter(metrics);
@@ -41,7 +49,9 @@ const matcher = createMatcher({
   // Crash-only: a matcher that cannot go on exits, asking its supervisor for a restart.
   onFatal: (reason, err) => shutdown.fail(reason, err),
   onDeadLetter: (letter) => deadLetters.inc({ consumer: 'stream-matcher', topic: letter.topic }),
+  metrics: createMatcherMetrics(metrics),
 });
+createConsumerLagGauge(metrics, env.MATCHER_GROUP_ID, () => matcher.lag());
 health.addCheck('matcher', () => matcher.checkReady());
 health.addCheck('postgres', async () => {
   await pool.query('SELECT 1');

@@ -13,6 +13,7 @@ import {
   createOutageLog,
   createProgressWatchdog,
   serveOps,
+  createPoolGauges,
 } from '@tributary/runtime';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
@@ -37,6 +38,7 @@ const pool = createPool({
   max: env.DATABASE_POOL_SIZE,
   application: 'webhook-sender',
 });
+createPoolGauges(metrics, pool);
 pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
 // kafkajs logs every failed connection of a broker restart: one outage line instead, ended by
 // the next status change that reaches the broker.

@@ -11,3 +11,5 @@ export { createOutageLog, type OutageLog } from './createOutageLog.ts';
 export { retryUntilDone } from './retryUntilDone.ts';
 export { createDeadLetterCounter } from './createDeadLetterCounter.ts';
 export { retryDelayMs } from './retryDelayMs.ts';
+export { createConsumerLagGauge } from './createConsumerLagGauge.ts';
+export { type PoolCounts, createPoolGauges } from './createPoolGauges.ts';

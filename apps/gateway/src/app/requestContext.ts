@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Request id (x-request-id in and out, `res.locals.requestId`), one structured log line per
- * request, and the request-duration histogram by route and status.
+ * request, the request-duration histogram by route and status, and the 401 and 429 counts.
  */
 export function createRequestContext(opts: { logger: Logger; metrics: Registry }): RequestHandler {
   const duration = new Histogram({
@@ -15,6 +15,16 @@ export function createRequestContext(opts: { logger: Logger; metrics: Registry }
     help: 'HTTP request duration by method, matched route and status',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [opts.metrics],
+  });
+  const authFailures = new Counter({
+    name: 'tributary_gateway_auth_failures_total',
+    help: 'Requests refused with 401: a missing, unknown or revoked API key',
+    registers: [opts.metrics],
+  });
+  const rateLimited = new Counter({
+    name: 'tributary_gateway_rate_limited_total',
+    help: 'Requests refused with 429: over RATE_LIMIT_PER_SECOND for their API key',
     registers: [opts.metrics],
   });
   return (req, res, next) => {
@@ -30,6 +40,8 @@ export function createRequestContext(opts: { logger: Logger; metrics: Registry }
         (res.locals.route as string | undefined) ??
         (req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched');
       duration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
+      if (res.statusCode === 401) authFailures.inc();
+      else if (res.statusCode === 429) rateLimited.inc();
       const account = res.locals.account as { id: string } | undefined;
       opts.logger.info(
         {

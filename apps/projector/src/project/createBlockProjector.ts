@@ -5,7 +5,7 @@ import {
   beginBlockSegment,
   removeChainBlock,
 } from '@tributary/db';
-import { Counter, type Logger, type Registry } from '@tributary/runtime';
+import { Counter, Histogram, type Logger, type Registry } from '@tributary/runtime';
 import type { BlockEvent } from '@tributary/schema';
 import { checkoutClient } from './checkoutClient.ts';
 import { type BatchStep, planBatch } from './planBatch.ts';
@@ -60,7 +60,14 @@ export function createBlockProjector(deps: {
     help: 'orphaned blocks removed',
     registers: [deps.metrics],
   });
-  const count = (out: BatchOutcome) => {
+  const batchSeconds = new Histogram({
+    name: 'tributary_projector_batch_duration_seconds',
+    help: 'Time of one batch transaction of the query tables, from BEGIN to COMMIT',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [deps.metrics],
+  });
+  const count = (out: BatchOutcome, startedAt: number) => {
+    batchSeconds.observe((performance.now() - startedAt) / 1000);
     rows.inc({ table: 'blocks' }, out.blocks);
     rows.inc({ table: 'logs' }, out.logs);
     rows.inc({ table: 'transfers' }, out.transfers);
@@ -127,6 +134,7 @@ export function createBlockProjector(deps: {
     async projectBatch(events) {
       const out: BatchOutcome = { blocks: 0, logs: 0, transfers: 0, removedBlocks: 0 };
       const steps = planBatch(events);
+      const startedAt = performance.now();
       const { client, end } = await begin();
       try {
         await runSteps(client, steps, out);
@@ -135,13 +143,14 @@ export function createBlockProjector(deps: {
         await rollBack(end, err);
         throw err;
       }
-      count(out);
+      count(out, startedAt);
       return out;
     },
 
     async startBatch(events) {
       const steps = planBatch(events);
       if (steps.some((s) => s.kind === 'remove')) throw new Error('startBatch: the batch removes blocks');
+      const startedAt = performance.now();
       const { client, end } = await begin();
       const begun: BegunSegment[] = [];
       try {
@@ -166,7 +175,7 @@ export function createBlockProjector(deps: {
             await rollBack(end, err);
             throw err;
           }
-          count(out);
+          count(out, startedAt);
           return out;
         },
         abort: () => end('ROLLBACK'),

@@ -19,6 +19,7 @@ import { type Consumer, type Kafka, type KafkaMessage, Partitioners } from 'kafk
 import type { Logger } from 'pino';
 import { createStreamStore } from '../load/createStreamStore.ts';
 import { createBlockHandler } from '../match/handleBlockEvent.ts';
+import type { MatcherMetrics } from '../metrics/createMatcherMetrics.ts';
 import type { BlockReaders } from '../read/createBlockReaders.ts';
 
 export interface MatcherOptions {
@@ -39,6 +40,8 @@ export interface MatcherOptions {
   reconcileMs?: number;
   /** A poison message went to the dead-letter topic (for the metrics). */
   onDeadLetter?: (letter: DeadLetter) => void;
+  /** Time per block, matches and deliveries created. */
+  metrics?: MatcherMetrics;
 }
 
 export interface Matcher {
@@ -52,6 +55,8 @@ export interface Matcher {
   ready(): boolean;
   /** The status under which this instance evaluates a stream (undefined: not evaluated). */
   streamStatus(streamId: string): StreamStatus | undefined;
+  /** The block consumer group's messages not yet committed (asks the broker). */
+  lag(): Promise<number>;
 }
 
 /**
@@ -91,6 +96,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     logger,
     readers: opts.readers,
     onEnqueue: (err) => (err === undefined ? redisOutage.ok() : redisOutage.failed(err)),
+    ...(opts.metrics ? { onStored: opts.metrics.stored } : {}),
   });
   const stopping = new AbortController();
   const blockOutage = createOutageLog(logger, 'block evaluation (PostgreSQL)');
@@ -208,11 +214,13 @@ export function createMatcher(opts: MatcherOptions): Matcher {
             watchdog.progress();
             return;
           }
+          const startedAt = performance.now();
           const enqueued = await retryUntilDone(() => handleBlock(event), {
             outage: blockOutage,
             signal: stopping.signal,
             onWait: heartbeat,
           });
+          opts.metrics?.blockEvaluated(event.type, (performance.now() - startedAt) / 1000);
           watchdog.progress();
           kafkaOutage.ok();
           logger.debug(
@@ -272,6 +280,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
       watchdog.check();
     },
     streamStatus: (streamId) => store.get(streamId)?.status,
+    lag: () => lagProbe.lag(),
   };
 }
 

@@ -35,6 +35,8 @@ export interface BlockHandlerDeps {
   enqueueTimeoutMs?: number;
   /** Told whether the fast-path enqueue worked (an outage is logged once, not per block). */
   onEnqueue?: (err: unknown) => void;
+  /** The matches of a block event and the delivery rows it created (not found from an earlier run). */
+  onStored?: (matches: number, created: { kind: 'unconfirmed' | 'confirmed' | 'removal' }[]) => void;
 }
 
 /**
@@ -89,7 +91,7 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
    * Stores the deliveries of one block (new ones, or those a replay finds) and enqueues the pending
    * ones under the jobs their rows name. A stream deleted meanwhile loses its rows, not the others'.
    */
-  async function storeAndEnqueue(rows: NewDelivery[]): Promise<number> {
+  async function storeAndEnqueue(rows: NewDelivery[], matches: number): Promise<number> {
     const stored = await insertDeliveries(deps.pool, rows).catch(async (err: { code?: string }) => {
       // A stream was deleted while this block was evaluated: store the others one by one.
       if (err.code !== '23503') throw err;
@@ -104,12 +106,16 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
       return out;
     });
     const jobs: { deliveryId: string; jobId: string }[] = [];
+    const created: { kind: 'unconfirmed' | 'confirmed' | 'removal' }[] = [];
     for (const row of rows) {
       const delivery = stored.get(deliveryKey(row.streamId, row.confirmed, row.removal));
+      if (delivery?.created)
+        created.push({ kind: row.removal ? 'removal' : row.confirmed ? 'confirmed' : 'unconfirmed' });
       // An unconfirmed row the block event itself did not create was delivered (or is on its way) already.
       if (!delivery || delivery.status !== 'pending') continue;
       jobs.push({ deliveryId: delivery.id, jobId: delivery.jobId ?? (row.jobId as string) });
     }
+    deps.onStored?.(matches, created);
     return enqueueFast(jobs);
   }
 
@@ -139,7 +145,7 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
       txsCount: d.txsCount,
       jobId: jobIds[i] as string,
     }));
-    const enqueued = await storeAndEnqueue(rows);
+    const enqueued = await storeAndEnqueue(rows, 0);
     deps.logger.info(
       { block: event.block.number, hash: event.block.hash, notices: rows.length, enqueued },
       'removal notices enqueued',
@@ -189,7 +195,7 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
       txsCount: match.txsCount,
       jobId: jobIds[i] as string,
     }));
-    const enqueued = await storeAndEnqueue(rows);
+    const enqueued = await storeAndEnqueue(rows, matches.length);
     deps.logger.debug(
       {
         block: event.block.number,

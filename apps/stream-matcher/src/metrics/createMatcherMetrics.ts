@@ -1,0 +1,40 @@
+import { Counter, Histogram, type Registry } from '@tributary/runtime';
+
+export interface MatcherMetrics {
+  /** One block event evaluated and its deliveries stored: its type and how long it took. */
+  blockEvaluated(type: 'new' | 'confirmed' | 'removed', seconds: number): void;
+  /** The (stream, block) matches of one block event, and the delivery rows it created by kind. */
+  stored(matches: number, created: { kind: 'unconfirmed' | 'confirmed' | 'removal' }[]): void;
+}
+
+/** What an operator asks of the matcher: time per block, matches, deliveries created. */
+export function createMatcherMetrics(registry: Registry): MatcherMetrics {
+  const blockSeconds = new Histogram({
+    name: 'tributary_matcher_block_duration_seconds',
+    help: 'Time to evaluate one block event against the streams and store its deliveries, by event type',
+    labelNames: ['type'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const matches = new Counter({
+    name: 'tributary_matcher_matches_total',
+    help: 'Streams matched by block events (one per stream and block event)',
+    registers: [registry],
+  });
+  const deliveries = new Counter({
+    name: 'tributary_matcher_deliveries_created_total',
+    help: 'Delivery rows created (not found from an earlier run of the same block), by kind',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  for (const kind of ['unconfirmed', 'confirmed', 'removal']) deliveries.inc({ kind }, 0);
+  return {
+    blockEvaluated(type, seconds) {
+      blockSeconds.observe({ type }, seconds);
+    },
+    stored(n, created) {
+      matches.inc(n);
+      for (const c of created) deliveries.inc({ kind: c.kind });
+    },
+  };
+}
