@@ -137,10 +137,11 @@ beforeAll(async () => {
       nftTokenApprovals: [],
       nativeBalances: [],
     }),
-    status: 'failed',
+    status: 'pending',
     logsCount: 0,
     txsCount: 0,
   });
+  await pool.query(`UPDATE deliveries SET status = 'failed', attempts = 8 WHERE id = $1`, [delivery.id]);
   ids['streamId'] = streamId;
   ids['delivery'] = delivery.id;
   doc = (await (await fetch(`${gw.baseUrl}/openapi.json`)).json()) as OpenApiDocument;
