@@ -24,25 +24,27 @@ export const streamAddressPage = z.object({
   cursor: z.string().optional(),
 });
 
-export const historyItem = z.object({
-  id: z.string(),
-  date: z.string(),
-  streamId: z.string(),
-  tag: z.string(),
-  webhookUrl: z.string(),
-  status: z.string(),
-  attempts: z.number().int(),
-  errorMessage: z.string(),
-  deliveredAt: z.string().nullable(),
-  tinyPayload: z.object({
-    chainId: z.string(),
-    confirmed: z.boolean(),
-    block: z.string(),
-    records: z.string(),
-    retries: z.string(),
-  }),
-  payload: z.record(z.string(), z.unknown()).optional().meta({ description: 'The webhook body' }),
-});
+export const historyItem = z
+  .object({
+    id: z.string(),
+    date: z.string(),
+    streamId: z.string(),
+    tag: z.string(),
+    webhookUrl: z.string(),
+    status: z.string(),
+    attempts: z.number().int(),
+    errorMessage: z.string(),
+    deliveredAt: z.string().nullable(),
+    tinyPayload: z.object({
+      chainId: z.string(),
+      confirmed: z.boolean(),
+      block: z.string(),
+      records: z.string(),
+      retries: z.string(),
+    }),
+    payload: z.record(z.string(), z.unknown()).optional().meta({ description: 'The webhook body' }),
+  })
+  .meta({ id: 'HistoryItem' });
 
 export const historyPage = z.object({
   result: z.array(historyItem),
@@ -50,12 +52,14 @@ export const historyPage = z.object({
   cursor: z.string().optional(),
 });
 
-export const deliveryStatsResponse = z.object({
-  totalWebhooksDelivered: z.number().int(),
-  totalWebhooksFailed: z.number().int(),
-  totalLogsProcessed: z.number().int(),
-  totalTxsProcessed: z.number().int(),
-  totalTxsInternalProcessed: z.number().int(),
-});
+export const deliveryStatsResponse = z
+  .object({
+    totalWebhooksDelivered: z.number().int(),
+    totalWebhooksFailed: z.number().int(),
+    totalLogsProcessed: z.number().int(),
+    totalTxsProcessed: z.number().int(),
+    totalTxsInternalProcessed: z.number().int(),
+  })
+  .meta({ id: 'DeliveryStats' });
 
 export const settingsResponse = z.object({ secretKey: z.string() });

@@ -64,16 +64,60 @@ const TAGS = [
   { name: 'settings', description: 'The webhook signing secret of the account' },
 ];
 
-/** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect), as a request or an answer sees it. */
-function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+/** Named schemas of the document (`components.schemas`), filled as operations are converted. */
+type Components = Record<string, JsonSchema>;
+
+/** Points every `#/$defs/<name>` reference at its component's name. */
+function renameRefs(value: unknown, names: Map<string, string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => renameRefs(v, names));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => {
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')) {
+        const name = v.slice('#/$defs/'.length);
+        return [k, `#/components/schemas/${names.get(name) ?? name}`];
+      }
+      return [k, renameRefs(v, names)];
+    }),
+  );
+}
+
+/**
+ * A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect), as a request or an answer sees it.
+ * Schemas with a meta `id` (AbiParam, Stream, Error, ...) become components: a `$ref` in an OpenAPI
+ * document resolves against the document, so zod's `$defs` move to `components.schemas`. Answers
+ * are converted first; a request's schemas share their components when they read the same as
+ * input, else they get `<id>Input` components of their own.
+ */
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output', components: Components): JsonSchema {
+  const {
+    $schema: _dialect,
+    $defs = {},
+    ...rest
+  } = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io,
     unrepresentable: 'any',
-    // Recursive schemas (ABI components) keep their $defs inline in each operation.
-    reused: 'inline',
-  }) as JsonSchema;
-  return rest;
+  }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+  const defs = Object.entries($defs);
+  const unnamed = defs.find(([name]) => name.startsWith('__'));
+  if (unnamed) throw new Error(`a schema used twice (${unnamed[0]}) needs a meta id to be a component`);
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  const plain = new Map(defs.map(([name]) => [name, name]));
+  const shared =
+    io === 'output' ||
+    defs.every(
+      ([name, def]) => components[name] === undefined || same(components[name], renameRefs(def, plain)),
+    );
+  const names = shared ? plain : new Map(defs.map(([name]) => [name, `${name}Input`]));
+  for (const [name, def] of defs) {
+    const component = names.get(name) ?? name;
+    const value = renameRefs(def, names) as JsonSchema;
+    if (components[component] !== undefined && !same(components[component], value))
+      throw new Error(`two different schemas are named ${component}`);
+    components[component] = value;
+  }
+  return renameRefs(rest, names) as JsonSchema;
 }
 
 /** `/:address/logs` under `/api/v2.2` → `/api/v2.2/{address}/logs`. */
@@ -81,11 +125,11 @@ export function openApiPath(contract: RouteContract): string {
   return `${contract.mount}${contract.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
-function parametersOf(contract: RouteContract): OpenApiParameter[] {
+function parametersOf(contract: RouteContract, components: Components): OpenApiParameter[] {
   const out: OpenApiParameter[] = [];
   const add = (where: 'path' | 'query', object: z.ZodObject | undefined) => {
     for (const [name, field] of Object.entries((object?.shape ?? {}) as Record<string, z.ZodType>)) {
-      const schema = jsonSchemaOf(field, 'input');
+      const schema = jsonSchemaOf(field, 'input', components);
       const description = typeof schema['description'] === 'string' ? schema['description'] : undefined;
       const parameter: OpenApiParameter = {
         name,
@@ -121,7 +165,7 @@ export function documentedStatuses(contract: RouteContract): number[] {
   return Object.keys(responsesOf(contract)).map(Number);
 }
 
-function operationOf(contract: RouteContract): OpenApiOperation {
+function operationOf(contract: RouteContract, components: Components): OpenApiOperation {
   const responses: OpenApiOperation['responses'] = {};
   for (const [status, response] of Object.entries(responsesOf(contract))) {
     responses[status] = {
@@ -129,8 +173,8 @@ function operationOf(contract: RouteContract): OpenApiOperation {
       content: {
         'application/json': {
           schema: response.schema
-            ? jsonSchemaOf(response.schema, 'output')
-            : { $ref: '#/components/schemas/Error' },
+            ? jsonSchemaOf(response.schema, 'output', components)
+            : jsonSchemaOf(errorBody, 'output', components),
         },
       },
     };
@@ -140,13 +184,13 @@ function operationOf(contract: RouteContract): OpenApiOperation {
     tags: [contract.tag],
     summary: contract.summary,
     ...(contract.description === undefined ? {} : { description: contract.description }),
-    parameters: parametersOf(contract),
+    parameters: parametersOf(contract, components),
     responses,
   };
   if (contract.body) {
     operation.requestBody = {
       required: true,
-      content: { 'application/json': { schema: jsonSchemaOf(contract.body, 'input') } },
+      content: { 'application/json': { schema: jsonSchemaOf(contract.body, 'input', components) } },
     };
   }
   return operation;
@@ -154,11 +198,18 @@ function operationOf(contract: RouteContract): OpenApiOperation {
 
 /** The OpenAPI 3.1 document of the given routes, generated from the schemas that validate them. */
 export function buildOpenApiDocument(contracts: readonly RouteContract[], version: string): OpenApiDocument {
+  const components: Components = {};
+  // Answers first: a request body shares their components where it reads the same.
+  for (const contract of contracts) {
+    for (const response of Object.values(contract.responses)) {
+      if (response.schema) jsonSchemaOf(response.schema, 'output', components);
+    }
+  }
   const paths: OpenApiDocument['paths'] = {};
   for (const contract of contracts) {
     const path = openApiPath(contract);
     paths[path] ??= {};
-    paths[path][contract.method] = operationOf(contract);
+    paths[path][contract.method] = operationOf(contract, components);
   }
   return {
     openapi: '3.1.0',
@@ -171,7 +222,7 @@ export function buildOpenApiDocument(contracts: readonly RouteContract[], versio
     tags: TAGS,
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
-      schemas: { Error: jsonSchemaOf(errorBody, 'output') },
+      schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
     },
     security: [{ apiKey: [] }],
     paths,

@@ -17,7 +17,15 @@ function parameterRow(p: OpenApiParameter): string {
   return `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${escapeHtml(typeOf(p.schema))}</code></td><td>${escapeHtml(p.description ?? '')}${example}</td></tr>`;
 }
 
-function schemaBlock(label: string, schema: unknown): string {
+/** `#/components/schemas/Stream` → a link to that schema below. */
+function refLink(ref: string): string {
+  const name = ref.replace('#/components/schemas/', '');
+  return `<a href="#schema-${escapeHtml(name)}">${escapeHtml(name)}</a>`;
+}
+
+function schemaBlock(label: string, schema: Record<string, unknown>): string {
+  if (typeof schema['$ref'] === 'string' && Object.keys(schema).length === 1)
+    return ` <span class="ref">${escapeHtml(label)}: ${refLink(schema['$ref'])}</span>`;
   return `<details><summary>${escapeHtml(label)}</summary><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre></details>`;
 }
 
@@ -41,8 +49,7 @@ function operationSection(method: string, path: string, op: OpenApiOperation): s
     );
   parts.push('<ul class="responses">');
   for (const [status, response] of Object.entries(op.responses)) {
-    const schema = response.content['application/json'].schema;
-    const body = '$ref' in schema ? '' : schemaBlock('body', schema);
+    const body = schemaBlock('body', response.content['application/json'].schema);
     parts.push(`<li><b>${status}</b> ${escapeHtml(response.description)}${body}</li>`);
   }
   parts.push('</ul></section>');
@@ -69,6 +76,13 @@ export function renderDocsPage(doc: OpenApiDocument): string {
     body.push(
       `<h2 id="tag-${escapeHtml(tag.name)}">${escapeHtml(tag.name)}</h2><p>${escapeHtml(tag.description)}</p>`,
       ...sections,
+    );
+  }
+  toc.push('<li><a href="#schemas">schemas</a></li>');
+  body.push('<h2 id="schemas">schemas</h2>');
+  for (const [name, schema] of Object.entries(doc.components.schemas)) {
+    body.push(
+      `<section class="schema" id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre></section>`,
     );
   }
   return `<!doctype html>
