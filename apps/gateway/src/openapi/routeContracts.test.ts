@@ -1,6 +1,6 @@
 import * as schemas from '@tributary/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStatusScanner } from '../testing/emittedStatuses.ts';
+import { createStatusScanner } from '../testing/createStatusScanner.ts';
 import { type RegisteredRoute, registeredRoutes } from '../testing/registeredRoutes.ts';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
 import {
