@@ -2,13 +2,30 @@ import type { OpenApiDocument, OpenApiOperation, OpenApiParameter } from './buil
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** A parameter's type in a few words: `string /^0x…$/`, `array of string`, `"ASC" | "DESC"`. */
-function typeOf(schema: Record<string, unknown>): string {
+type Schema = Record<string, unknown>;
+
+/** A schema's type in a few words: `string /^0x…$/`, `array of AbiItem`, `"ASC" | "DESC"`. */
+function typeOf(schema: Schema): string {
+  if (typeof schema['$ref'] === 'string') return schema['$ref'].replace('#/components/schemas/', '');
   if (Array.isArray(schema['enum'])) return schema['enum'].map((v) => JSON.stringify(v)).join(' | ');
+  if (Array.isArray(schema['anyOf'])) return (schema['anyOf'] as Schema[]).map(typeOf).join(' | ');
   if (schema['type'] === 'array' && typeof schema['items'] === 'object' && schema['items'] !== null)
-    return `array of ${typeOf(schema['items'] as Record<string, unknown>)}`;
+    return `array of ${typeOf(schema['items'] as Schema)}`;
+  const type = Array.isArray(schema['type']) ? schema['type'].join(' | ') : String(schema['type'] ?? 'any');
   const pattern = typeof schema['pattern'] === 'string' ? ` ${schema['pattern']}` : '';
-  return `${String(schema['type'] ?? 'any')}${pattern}`;
+  return `${type}${pattern}`;
+}
+
+/** An object schema's members as a table: name, type, required, meaning. */
+function fieldsTable(schema: Schema): string {
+  const properties = schema['properties'] as Record<string, Schema> | undefined;
+  if (!properties) return '';
+  const required = new Set((schema['required'] as string[] | undefined) ?? []);
+  const rows = Object.entries(properties).map(
+    ([name, field]) =>
+      `<tr><td><code>${escapeHtml(name)}</code></td><td><code>${escapeHtml(typeOf(field))}</code></td><td>${required.has(name) ? 'yes' : 'no'}</td><td>${escapeHtml(String(field['description'] ?? ''))}</td></tr>`,
+  );
+  return `<table><thead><tr><th>field</th><th>type</th><th>required</th><th>meaning</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 function parameterRow(p: OpenApiParameter): string {
@@ -23,7 +40,7 @@ function refLink(ref: string): string {
   return `<a href="#schema-${escapeHtml(name)}">${escapeHtml(name)}</a>`;
 }
 
-function schemaBlock(label: string, schema: Record<string, unknown>): string {
+function schemaBlock(label: string, schema: Schema): string {
   if (typeof schema['$ref'] === 'string' && Object.keys(schema).length === 1)
     return ` <span class="ref">${escapeHtml(label)}: ${refLink(schema['$ref'])}</span>`;
   return `<details><summary>${escapeHtml(label)}</summary><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre></details>`;
@@ -43,10 +60,14 @@ function operationSection(method: string, path: string, op: OpenApiOperation): s
       '</tbody></table>',
     );
   }
-  if (op.requestBody)
+  if (op.requestBody) {
+    const schema = op.requestBody.content['application/json'].schema;
     parts.push(
-      schemaBlock('Request body (application/json)', op.requestBody.content['application/json'].schema),
+      '<p><b>Request body</b> (application/json)</p>',
+      fieldsTable(schema),
+      schemaBlock('JSON Schema', schema),
     );
+  }
   parts.push('<ul class="responses">');
   for (const [status, response] of Object.entries(op.responses)) {
     const body = schemaBlock('body', response.content['application/json'].schema);
@@ -82,7 +103,7 @@ export function renderDocsPage(doc: OpenApiDocument): string {
   body.push('<h2 id="schemas">schemas</h2>');
   for (const [name, schema] of Object.entries(doc.components.schemas)) {
     body.push(
-      `<section class="schema" id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre></section>`,
+      `<section class="schema" id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>${fieldsTable(schema)}${schemaBlock('JSON Schema', schema)}</section>`,
     );
   }
   return `<!doctype html>
