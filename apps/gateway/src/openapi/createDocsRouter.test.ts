@@ -86,7 +86,14 @@ describe('GET /openapi.json and GET /docs', () => {
           const name = ref.split('/').at(-1);
           expect(html).toContain(`id="schema-${name}"`);
         }
-        if (op.requestBody) expect(section).toContain('Request body');
+        if (op.requestBody) {
+          expect(section).toContain('Request body');
+          const fields = Object.keys(
+            (op.requestBody.content['application/json'].schema['properties'] as object | undefined) ?? {},
+          );
+          for (const field of fields)
+            expect(section, `${op.operationId} ${field}`).toContain(`<code>${field}</code>`);
+        }
       }
     }
   });
