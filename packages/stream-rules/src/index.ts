@@ -32,3 +32,4 @@ export {
   triggerResult,
 } from './triggers.ts';
 export { type ChainReader, decodeWebhookLog, enrichMatch } from './enrichMatch.ts';
+export { streamPage, streamResponse } from './streamResponse.ts';

@@ -11,7 +11,8 @@ const abiParam: z.ZodType<unknown> = z
     internalType: z.string().optional(),
     components: z.array(z.lazy(() => abiParam)).optional(),
   })
-  .passthrough();
+  .passthrough()
+  .meta({ id: 'AbiParam' });
 
 const abiItem = z
   .object({
@@ -25,7 +26,8 @@ const abiItem = z
     type: z.string(),
     gas: z.number().optional(),
   })
-  .passthrough();
+  .passthrough()
+  .meta({ id: 'AbiItem' });
 
 const advancedOption = z.object({
   topic0: z.string(),

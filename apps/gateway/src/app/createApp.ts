@@ -12,6 +12,7 @@ import { createCursorCodec } from '../cursor/createCursorCodec.ts';
 import { createDataRouter } from '../data/createDataRouter.ts';
 import { createTokenMetadataCache } from '../data/createTokenMetadataCache.ts';
 import { createErrorHandler, notFoundHandler } from '../errors/errorHandler.ts';
+import { createDocsRouter } from '../openapi/createDocsRouter.ts';
 import { rejectUnusableBody } from './rejectUnusableBody.ts';
 import { createRequestContext } from './requestContext.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../env.ts';
@@ -73,6 +74,9 @@ export function createApp(deps: AppDeps): Express {
       res.locals.route = req.path;
     else next();
   });
+
+  // The interface's own description needs no key.
+  app.use(createDocsRouter());
 
   const guard: RequestHandler[] = [
     createAuthenticate({ pool: deps.pool, cacheMs: deps.apiKeyCacheMs ?? 5_000 }),

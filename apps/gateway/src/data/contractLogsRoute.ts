@@ -1,17 +1,16 @@
 import { findContractLogs } from '@tributary/db';
+import { contractLogsQuery, contractPathParams } from '@tributary/schema';
 import type { Request, Response } from 'express';
 import { RawJson } from '../json/rawJson.ts';
 import { sendJson } from '../json/sendJson.ts';
+import { parsePathParams, parseQuery } from '../params/parseQuery.ts';
 import {
   type Query,
-  parseAddress,
   parseBlock,
   parseChain,
   parseDate,
   parseLimit,
   parseOrder,
-  parseTopic,
-  single,
 } from '../params/queryParams.ts';
 import { capToBlock, resolveBlockRange } from './blockRange.ts';
 import { type DataDeps, type LogPositionKey, logPositionKey } from './dataDeps.ts';
@@ -23,18 +22,18 @@ import { type DataDeps, type LogPositionKey, logPositionKey } from './dataDeps.t
  */
 export function contractLogsRoute(deps: DataDeps) {
   return async (req: Request, res: Response) => {
-    const q = req.query as Query;
-    const address = parseAddress(req.params['address'] as string | undefined);
-    const chain = parseChain(deps.chains, single(q, 'chain'));
-    const topic0 = parseTopic('topic0', single(q, 'topic0'));
-    const blockNumber = parseBlock('block_number', single(q, 'block_number'));
-    const fromBlockParam = parseBlock('from_block', single(q, 'from_block'));
-    const toBlockParam = parseBlock('to_block', single(q, 'to_block'));
-    const fromDate = parseDate('from_date', single(q, 'from_date'));
-    const toDate = parseDate('to_date', single(q, 'to_date'));
-    const limit = parseLimit(single(q, 'limit'));
-    const order = parseOrder(single(q, 'order'));
-    const cursorParam = single(q, 'cursor');
+    const address = parsePathParams(contractPathParams, req.params).address.toLowerCase();
+    const q = parseQuery(contractLogsQuery, req.query as Query);
+    const chain = parseChain(deps.chains, q.chain);
+    const topic0 = q.topic0.toLowerCase();
+    const blockNumber = parseBlock('block_number', q.block_number);
+    const fromBlockParam = parseBlock('from_block', q.from_block);
+    const toBlockParam = parseBlock('to_block', q.to_block);
+    const fromDate = parseDate('from_date', q.from_date);
+    const toDate = parseDate('to_date', q.to_date);
+    const limit = parseLimit(q.limit);
+    const order = parseOrder(q.order);
+    const cursorParam = q.cursor;
 
     const binding = deps.cursors.bind('contract-logs', {
       address,

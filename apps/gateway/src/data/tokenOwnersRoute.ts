@@ -1,16 +1,11 @@
 import { type TokenOwnerRecord, findTokenOwners } from '@tributary/db';
+import { tokenOwnersQuery, tokenPathParams } from '@tributary/schema';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { rawJsonArray } from '../json/rawJson.ts';
 import { sendJson } from '../json/sendJson.ts';
-import {
-  type Query,
-  parseAddress,
-  parseChain,
-  parseLimit,
-  parseOrder,
-  single,
-} from '../params/queryParams.ts';
+import { parsePathParams, parseQuery } from '../params/parseQuery.ts';
+import { type Query, parseChain, parseLimit, parseOrder } from '../params/queryParams.ts';
 import type { DataDeps } from './dataDeps.ts';
 
 const ownerKey = z.object({ b: z.string().regex(/^\d{1,78}$/), o: z.string().regex(/^0x[0-9a-f]{40}$/) });
@@ -31,12 +26,12 @@ function ownerRecordJson(o: TokenOwnerRecord): string {
 /** GET /api/v2.2/erc20/:token_address/owners (spec 4.3): holders by balance, largest first. */
 export function tokenOwnersRoute(deps: DataDeps) {
   return async (req: Request, res: Response) => {
-    const q = req.query as Query;
-    const token = parseAddress(req.params['token_address'] as string | undefined);
-    const chain = parseChain(deps.chains, single(q, 'chain'));
-    const limit = parseLimit(single(q, 'limit'));
-    const order = parseOrder(single(q, 'order'));
-    const cursorParam = single(q, 'cursor');
+    const token = parsePathParams(tokenPathParams, req.params).token_address.toLowerCase();
+    const q = parseQuery(tokenOwnersQuery, req.query as Query);
+    const chain = parseChain(deps.chains, q.chain);
+    const limit = parseLimit(q.limit);
+    const order = parseOrder(q.order);
+    const cursorParam = q.cursor;
 
     const binding = deps.cursors.bind('erc20-owners', { token, chain: chain.id, limit, order });
     const state = cursorParam === undefined ? undefined : deps.cursors.decode(binding, cursorParam, ownerKey);

@@ -5,19 +5,18 @@ import {
   walletRangeTotal,
   walletTransferTotalAtHead,
 } from '@tributary/db';
+import { walletPathParams, walletTransfersQuery } from '@tributary/schema';
 import type { Request, Response } from 'express';
 import { rawJsonArray } from '../json/rawJson.ts';
 import { sendJson } from '../json/sendJson.ts';
+import { parsePathParams, parseQuery } from '../params/parseQuery.ts';
 import {
   type Query,
-  list,
-  parseAddress,
   parseBlock,
   parseChain,
   parseDate,
   parseLimit,
   parseOrder,
-  single,
 } from '../params/queryParams.ts';
 import { capToBlock, resolveBlockRange } from './blockRange.ts';
 import { type DataDeps, type LogPositionKey, logPositionKey } from './dataDeps.ts';
@@ -33,17 +32,17 @@ import { transferRecordJson } from './transferRecordJson.ts';
  */
 export function walletTransfersRoute(deps: DataDeps) {
   return async (req: Request, res: Response) => {
-    const q = req.query as Query;
-    const wallet = parseAddress(req.params['address'] as string | undefined);
-    const chain = parseChain(deps.chains, single(q, 'chain'));
-    const contracts = [...new Set(list(q, 'contract_addresses').map(parseAddress))].sort();
-    const fromBlock = parseBlock('from_block', single(q, 'from_block'));
-    const toBlock = parseBlock('to_block', single(q, 'to_block'));
-    const fromDate = parseDate('from_date', single(q, 'from_date'));
-    const toDate = parseDate('to_date', single(q, 'to_date'));
-    const limit = parseLimit(single(q, 'limit'));
-    const order = parseOrder(single(q, 'order'));
-    const cursorParam = single(q, 'cursor');
+    const wallet = parsePathParams(walletPathParams, req.params).address.toLowerCase();
+    const q = parseQuery(walletTransfersQuery, req.query as Query);
+    const chain = parseChain(deps.chains, q.chain);
+    const contracts = [...new Set((q.contract_addresses ?? []).map((a) => a.toLowerCase()))].sort();
+    const fromBlock = parseBlock('from_block', q.from_block);
+    const toBlock = parseBlock('to_block', q.to_block);
+    const fromDate = parseDate('from_date', q.from_date);
+    const toDate = parseDate('to_date', q.to_date);
+    const limit = parseLimit(q.limit);
+    const order = parseOrder(q.order);
+    const cursorParam = q.cursor;
 
     const binding = deps.cursors.bind('erc20-transfers', {
       wallet,

@@ -8,18 +8,8 @@ export type Query = Record<string, unknown>;
 export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 100;
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const MIN_DATE_MS = Date.parse('0001-01-01T00:00:00Z');
 const MAX_DATE_MS = Date.parse('9999-12-31T23:59:59.999Z');
-const HASH32 = /^0x[0-9a-fA-F]{64}$/;
-
-/** A parameter given once; absent or empty is undefined; given twice is an error. */
-export function single(query: Query, name: string): string | undefined {
-  const v = query[name];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new BadRequestError(`${name} must be given once, as a single value`);
-  return v === '' ? undefined : v;
-}
 
 /**
  * An array parameter in any of the forms clients send: `name[]=a&name[]=b` (the SDK's),
@@ -44,11 +34,6 @@ export function list(query: Query, name: string): string[] {
     throw new BadRequestError(`${name} must be an array of strings`);
   }
   return items.filter((x) => x !== '');
-}
-
-export function parseAddress(value: string | undefined): string {
-  if (value === undefined || !ADDRESS.test(value)) throw new BadRequestError('Invalid address provided');
-  return value.toLowerCase();
 }
 
 /** `chain` by name or hex id; absent means eth. */
@@ -98,10 +83,4 @@ export function parseDate(name: string, value: string | undefined): Date | undef
     throw new BadRequestError(`${name} must be a date from 0001-01-01 to 9999-12-31`);
   }
   return new Date(ms);
-}
-
-export function parseTopic(name: string, value: string | undefined): string {
-  if (value === undefined) throw new BadRequestError(`${name} is required`);
-  if (!HASH32.test(value)) throw new BadRequestError(`${name} must be a 0x-prefixed 32-byte hex value`);
-  return value.toLowerCase();
 }

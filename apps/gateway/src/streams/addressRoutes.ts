@@ -7,22 +7,31 @@ import {
   withTransaction,
 } from '@tributary/db';
 import express, { type Request, type Response, type Router } from 'express';
+import { streamAddressBody, streamListQuery } from '@tributary/schema';
 import { z } from 'zod';
 import { BadRequestError, NotFoundError } from '../errors/apiErrors.ts';
 import { sendJson } from '../json/sendJson.ts';
-import { optionalString, requiredLimit } from './pageParams.ts';
+import type { Query } from '../params/queryParams.ts';
+import { listLimit } from './pageParams.ts';
+import { parseQuery } from '../params/parseQuery.ts';
+import { registerRoute } from '../openapi/routeContract.ts';
+import {
+  addAddressesContract,
+  listAddressesContract,
+  removeAddressesContract,
+  replaceAddressesContract,
+} from './streamContracts.ts';
 import { type StreamRouteDeps, accountOf, streamIdParam } from './streamDeps.ts';
 import { streamChangeOf } from '@tributary/bus';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const addressBody = z.object({ address: z.union([z.string(), z.array(z.string())]) });
 const listKey = z.string().regex(/^0x[0-9a-f]{40}$/);
 
 /** Address sets of 50,000+ entries are larger than the default body limit. */
 const bigJson = express.json({ limit: '32mb' });
 
 function parseAddresses(body: unknown): { given: string | string[]; list: string[] } {
-  const parsed = addressBody.safeParse(body);
+  const parsed = streamAddressBody.safeParse(body);
   if (!parsed.success) throw new BadRequestError('address must be a string or an array of strings');
   const given = parsed.data.address;
   const list = (Array.isArray(given) ? given : [given]).map((a) => a.trim());
@@ -38,7 +47,7 @@ async function ownStream(deps: StreamRouteDeps, req: Request, res: Response): Pr
 
 /** POST (add) / GET (list) / DELETE (remove) / PATCH (replace) /streams/evm/{id}/address. */
 export function addAddressRoutes(router: Router, deps: StreamRouteDeps): void {
-  router.post('/streams/evm/:id/address', bigJson, async (req, res) => {
+  registerRoute(router, addAddressesContract, bigJson, async (req, res) => {
     const id = await ownStream(deps, req, res);
     const { given, list } = parseAddresses(req.body);
     await addStreamAddresses(deps.pool, id, list);
@@ -46,12 +55,12 @@ export function addAddressRoutes(router: Router, deps: StreamRouteDeps): void {
     sendJson(res, 200, { streamId: id, address: given });
   });
 
-  router.get('/streams/evm/:id/address', async (req, res) => {
+  registerRoute(router, listAddressesContract, async (req, res) => {
     const id = await ownStream(deps, req, res);
-    const limit = requiredLimit(req);
+    const q = parseQuery(streamListQuery, req.query as Query);
+    const limit = listLimit(q.limit);
     const binding = deps.cursors.bind('streams/evm/address', { id, limit });
-    const cursor = optionalString(req, 'cursor');
-    const state = cursor ? deps.cursors.decode(binding, cursor, listKey) : undefined;
+    const state = q.cursor ? deps.cursors.decode(binding, q.cursor, listKey) : undefined;
     const { addresses, total } = await listStreamAddresses(deps.pool, id, limit, state?.key);
     const body: Record<string, unknown> = { result: addresses.map((address) => ({ address })), total };
     const page = state?.page ?? 0;
@@ -62,7 +71,7 @@ export function addAddressRoutes(router: Router, deps: StreamRouteDeps): void {
     sendJson(res, 200, body);
   });
 
-  router.delete('/streams/evm/:id/address', bigJson, async (req, res) => {
+  registerRoute(router, removeAddressesContract, bigJson, async (req, res) => {
     const id = await ownStream(deps, req, res);
     const { given, list } = parseAddresses(req.body);
     await removeStreamAddresses(deps.pool, id, list);
@@ -70,7 +79,7 @@ export function addAddressRoutes(router: Router, deps: StreamRouteDeps): void {
     sendJson(res, 200, { streamId: id, address: given });
   });
 
-  router.patch('/streams/evm/:id/address', bigJson, async (req, res) => {
+  registerRoute(router, replaceAddressesContract, bigJson, async (req, res) => {
     const id = await ownStream(deps, req, res);
     const { given, list } = parseAddresses(req.body);
     await withTransaction(deps.pool, async (client) => {

@@ -1,10 +1,15 @@
 import { type HistoryItem, deliveryStats, getStream, listHistory, prepareReplay } from '@tributary/db';
 import { enqueueDelivery } from '@tributary/webhooks';
+import { historyQuery } from '@tributary/schema';
 import type { Router } from 'express';
 import { z } from 'zod';
 import { NotFoundError } from '../errors/apiErrors.ts';
 import { sendJson } from '../json/sendJson.ts';
-import { optionalString, requiredLimit } from './pageParams.ts';
+import type { Query } from '../params/queryParams.ts';
+import { listLimit } from './pageParams.ts';
+import { parseQuery } from '../params/parseQuery.ts';
+import { registerRoute } from '../openapi/routeContract.ts';
+import { historyContract, replayContract, statsContract, streamStatsContract } from './streamContracts.ts';
 import { type StreamRouteDeps, accountOf, isUuid, streamIdParam } from './streamDeps.ts';
 
 const historyKey = z.object({ createdAt: z.string(), id: z.string().uuid() });
@@ -37,15 +42,14 @@ function formatHistory(item: HistoryItem, withPayload: boolean): Record<string, 
 
 /** GET /history, POST /history/replay/{streamId}/{id}, GET /stats, GET /stats/{streamId}. */
 export function addHistoryRoutes(router: Router, deps: StreamRouteDeps): void {
-  router.get('/history', async (req, res) => {
+  registerRoute(router, historyContract, async (req, res) => {
     const account = accountOf(res);
-    const limit = requiredLimit(req);
-    const streamRaw = optionalString(req, 'streamId');
-    const streamId = streamRaw === undefined ? undefined : streamIdParam(streamRaw);
-    const excludePayload = optionalString(req, 'excludePayload') === 'true';
+    const q = parseQuery(historyQuery, req.query as Query);
+    const limit = listLimit(q.limit);
+    const streamId = q.streamId === undefined ? undefined : streamIdParam(q.streamId);
+    const excludePayload = q.excludePayload === 'true';
     const binding = deps.cursors.bind('history', { account: account.id, limit, streamId });
-    const cursor = optionalString(req, 'cursor');
-    const state = cursor ? deps.cursors.decode(binding, cursor, historyKey) : undefined;
+    const state = q.cursor ? deps.cursors.decode(binding, q.cursor, historyKey) : undefined;
     const { items, total } = await listHistory(deps.pool, account.id, {
       limit,
       ...(streamId ? { streamId } : {}),
@@ -66,7 +70,7 @@ export function addHistoryRoutes(router: Router, deps: StreamRouteDeps): void {
     sendJson(res, 200, body);
   });
 
-  router.post('/history/replay/:streamId/:id', async (req, res) => {
+  registerRoute(router, replayContract, async (req, res) => {
     const account = accountOf(res);
     const streamId = streamIdParam(req.params['streamId']);
     const id = req.params['id'] ?? '';
@@ -79,11 +83,11 @@ export function addHistoryRoutes(router: Router, deps: StreamRouteDeps): void {
     sendJson(res, 200, formatHistory(item, true));
   });
 
-  router.get('/stats', async (_req, res) => {
+  registerRoute(router, statsContract, async (_req, res) => {
     sendJson(res, 200, await deliveryStats(deps.pool, accountOf(res).id));
   });
 
-  router.get('/stats/:streamId', async (req, res) => {
+  registerRoute(router, streamStatsContract, async (req, res) => {
     const account = accountOf(res);
     const streamId = streamIdParam(req.params['streamId']);
     if (!(await getStream(deps.pool, account.id, streamId))) throw new NotFoundError('Stream not found');

@@ -2,17 +2,25 @@ import { randomUUID } from 'node:crypto';
 import { createAccountWithKey, insertDelivery } from '@tributary/db';
 import { TEST_WEBHOOK_BODY } from '@tributary/webhooks';
 import fc from 'fast-check';
+import type { OpenApiDocument } from '../openapi/buildOpenApiDocument.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertWellFormed } from '../testing/answerProblems.ts';
+import {
+  type Fitting,
+  documentOperations,
+  requestFor,
+  undocumentedStatus,
+} from '../testing/documentRequests.ts';
 import { fetchAnswer } from '../testing/fetchAnswer.ts';
 import { fuzzParameters } from '../testing/fuzzParameters.ts';
-import { bodyText, extraHeaders, queryFor, segment } from '../testing/hostileInputs.ts';
+import { bodyText, extraHeaders, segment } from '../testing/hostileInputs.ts';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
 import { startTestReceiver } from '../testing/startTestReceiver.ts';
 
 // Hostile requests to the stream interface, behind a valid key: whatever the method, path, query,
 // headers and body, the answer is a well-formed JSON 2xx or 4xx within the timeout (see
-// answerProblems), never a 5xx, a hang, HTML or a stack trace.
+// answerProblems), never a 5xx, a hang, HTML or a stack trace. The routes and their parameters come
+// from the served OpenAPI document, and a request that reaches a route gets a status it documents.
 
 const ADDRESS = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const TRANSFER = 'Transfer(address,address,uint256)';
@@ -34,6 +42,8 @@ let own: string[];
 let doomed: string[];
 let foreign: string;
 let delivery: string;
+/** The document the gateway serves: the routes and parameters to fuzz. */
+let doc: OpenApiDocument;
 
 function streamBody(overrides: Record<string, unknown> = {}) {
   return {
@@ -80,6 +90,7 @@ beforeAll(async () => {
     txsCount: 0,
   });
   delivery = d.id;
+  doc = (await (await fetch(`${gw.baseUrl}/openapi.json`)).json()) as OpenApiDocument;
   await gw.db.pool.query(`UPDATE deliveries SET status = 'failed', attempts = 8 WHERE id = $1`, [delivery]);
 }, 60_000);
 
@@ -173,15 +184,17 @@ function streamFields() {
 
 /** Every route of the stream interface with fitting or hostile parameters and bodies. */
 function streamRequest() {
-  const ids = segment([...own, foreign, (own[0] as string).toUpperCase()]);
+  const ids = [...own, foreign, (own[0] as string).toUpperCase()];
   const anyIds = segment([...own, ...doomed, foreign]);
-  const list = queryFor({ limit: ['1', '10', '100'], cursor: ['', 'eyJ2IjoxfQ.c2ln'] });
-  const history = queryFor({
-    limit: ['1', '10'],
-    streamId: [...own, foreign],
-    excludePayload: ['true', 'false'],
+  const fitting: Fitting = {
+    id: ids,
+    streamId: ids,
+    'DELETE /streams/evm/{id} id': [...doomed, foreign],
+    'POST /history/replay/{streamId}/{id} id': [delivery, delivery.toUpperCase()],
+    limit: ['1', '10', '100'],
     cursor: ['', 'eyJ2IjoxfQ.c2ln'],
-  });
+    excludePayload: ['true', 'false'],
+  };
   const fields = streamFields();
   const stream = bodyText(fields, streamBody());
   const status = bodyText({ status: ['active', 'paused', 'error', 'terminated', ''] }, { status: 'paused' });
@@ -196,68 +209,35 @@ function streamRequest() {
     { secretKey: 'secret-key-123' },
   );
   const noBody = fc.constant<string | undefined>(undefined);
+  /** Bodies by operation; a route not named here gets any of them, or none. */
+  const bodies: Record<string, fc.Arbitrary<string | undefined>> = {
+    'PUT /streams/evm': stream,
+    'POST /streams/evm/{id}': stream,
+    'DELETE /streams/evm/{id}': fc.option(stream, { nil: undefined }),
+    'POST /streams/evm/{id}/status': status,
+    'POST /streams/evm/{id}/address': address,
+    'DELETE /streams/evm/{id}/address': address,
+    'PATCH /streams/evm/{id}/address': address,
+    'POST /history/replay/{streamId}/{id}': fc.option(stream, { nil: undefined }),
+    'POST /settings': settings,
+  };
+  const anyBody = fc.oneof(stream, status, address, settings, noBody);
   const req = (
     method: fc.Arbitrary<string>,
     path: fc.Arbitrary<string>,
     body: fc.Arbitrary<string | undefined>,
-  ) => fc.record({ method, path, body });
+    route?: string,
+  ) => fc.record({ method, path, body, route: fc.constant(route) });
+  const routes = documentOperations(doc, (path) => !path.startsWith('/api/v2.2/')).map((op) =>
+    req(
+      fc.constant(op.method),
+      requestFor(op, fitting),
+      bodies[op.name] ?? (op.method === 'GET' ? noBody : anyBody),
+      op.name,
+    ),
+  );
   return fc.oneof(
-    req(fc.constant('PUT'), fc.constant('/streams/evm'), stream),
-    req(
-      fc.constant('GET'),
-      list.map((q) => `/streams/evm${q}`),
-      noBody,
-    ),
-    req(
-      fc.constant('GET'),
-      ids.map((id) => `/streams/evm/${id}`),
-      noBody,
-    ),
-    req(
-      fc.constant('POST'),
-      ids.map((id) => `/streams/evm/${id}`),
-      stream,
-    ),
-    req(
-      fc.constant('DELETE'),
-      segment([...doomed, foreign]).map((id) => `/streams/evm/${id}`),
-      fc.option(stream, { nil: undefined }),
-    ),
-    req(
-      fc.constant('POST'),
-      ids.map((id) => `/streams/evm/${id}/status`),
-      status,
-    ),
-    req(
-      fc.constantFrom('POST', 'DELETE', 'PATCH'),
-      ids.map((id) => `/streams/evm/${id}/address`),
-      address,
-    ),
-    req(
-      fc.constant('GET'),
-      fc.tuple(ids, list).map(([id, q]) => `/streams/evm/${id}/address${q}`),
-      noBody,
-    ),
-    req(
-      fc.constant('GET'),
-      history.map((q) => `/history${q}`),
-      noBody,
-    ),
-    req(
-      fc.constant('POST'),
-      fc.tuple(ids, segment([delivery, delivery.toUpperCase()])).map(([s, d]) => `/history/replay/${s}/${d}`),
-      fc.option(stream, { nil: undefined }),
-    ),
-    req(
-      fc.constant('GET'),
-      fc.oneof(
-        fc.constant('/stats'),
-        ids.map((id) => `/stats/${id}`),
-      ),
-      noBody,
-    ),
-    req(fc.constant('GET'), fc.constant('/settings'), noBody),
-    req(fc.constant('POST'), fc.constant('/settings'), settings),
+    ...routes,
     // Any method on any of these paths, with any of the bodies (method mismatches, stray bodies).
     req(
       fc.constantFrom('GET', 'PUT', 'POST', 'PATCH', 'DELETE'),
@@ -271,23 +251,29 @@ function streamRequest() {
           })
           .map((s) => `/${s.join('/')}`),
       ),
-      fc.oneof(stream, status, address, settings, noBody),
+      anyBody,
     ),
   );
 }
 
 describe('the stream interface under hostile input', () => {
   it('answers every request with well-formed JSON, whatever the route, query, headers and body', async () => {
+    const operations = documentOperations(doc, () => true);
     await fc.assert(
-      fc.asyncProperty(streamRequest(), extraHeaders, async ({ method, path, body }, extra) => {
+      fc.asyncProperty(streamRequest(), extraHeaders, async ({ method, path, body, route }, extra) => {
         const url = `${gw.baseUrl}${path}`;
         const headers = { 'content-type': 'application/json', ...extra, 'x-api-key': gw.apiKey.key };
         const sent = method === 'GET' ? undefined : body;
         const what = `${method} ${url} ${JSON.stringify(extra)} ${sent?.slice(0, 300) ?? ''}`;
-        assertWellFormed(
-          what,
-          await fetchAnswer(url, { method, headers, ...(sent === undefined ? {} : { body: sent }) }),
-        );
+        const answer = await fetchAnswer(url, {
+          method,
+          headers,
+          ...(sent === undefined ? {} : { body: sent }),
+        });
+        assertWellFormed(what, answer);
+        const op = operations.find((o) => o.name === route);
+        const undocumented = op && undocumentedStatus(op, url, answer);
+        if (undocumented) throw new Error(`${what.slice(0, 500)}: ${undocumented}`);
       }),
       fuzzParameters(1_000),
     );

@@ -1,21 +1,21 @@
 import { getWebhookSecret, setWebhookSecret } from '@tributary/db';
+import { settingsBody } from '@tributary/schema';
 import type { Router } from 'express';
-import { z } from 'zod';
 import { ValidationError } from '../errors/apiErrors.ts';
 import { sendJson } from '../json/sendJson.ts';
 import { type StreamRouteDeps, accountOf } from './streamDeps.ts';
-
-const settingsBody = z.object({ secretKey: z.string().min(8).max(256) });
+import { registerRoute } from '../openapi/routeContract.ts';
+import { getSettingsContract, setSettingsContract } from './streamContracts.ts';
 
 /** GET/POST /settings: the account's webhook signing secret. */
 export function addSettingsRoutes(router: Router, deps: StreamRouteDeps): void {
-  router.get('/settings', async (_req, res) => {
+  registerRoute(router, getSettingsContract, async (_req, res) => {
     const account = accountOf(res);
     const secretKey = (await getWebhookSecret(deps.pool, account.id)) ?? account.webhookSecret;
     sendJson(res, 200, { secretKey });
   });
 
-  router.post('/settings', async (req, res) => {
+  registerRoute(router, setSettingsContract, async (req, res) => {
     const account = accountOf(res);
     const parsed = settingsBody.safeParse(req.body);
     if (!parsed.success) {

@@ -1,6 +1,6 @@
 import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
-import type { StreamChange } from '@tributary/schema';
+import { type StreamChange, streamId } from '@tributary/schema';
 import type { Queue } from 'bullmq';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
@@ -27,10 +27,8 @@ export function accountOf(res: Response): { id: string; webhookSecret: string } 
   return account;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function isUuid(raw: unknown): raw is string {
-  return typeof raw === 'string' && UUID.test(raw);
+  return streamId.safeParse(raw).success;
 }
 
 export function streamIdParam(raw: unknown): string {

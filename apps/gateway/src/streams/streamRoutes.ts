@@ -11,18 +11,29 @@ import {
 } from '@tributary/db';
 import { validateStreamConfig } from '@tributary/stream-rules';
 import { enqueueDelivery } from '@tributary/webhooks';
+import { streamListQuery, streamStatusBody } from '@tributary/schema';
 import type { Router } from 'express';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors/apiErrors.ts';
 import { sendJson } from '../json/sendJson.ts';
 import { formatStream } from './formatStream.ts';
-import { optionalString, requiredLimit } from './pageParams.ts';
+import type { Query } from '../params/queryParams.ts';
+import { listLimit } from './pageParams.ts';
+import { parseQuery } from '../params/parseQuery.ts';
+import { registerRoute } from '../openapi/routeContract.ts';
+import {
+  createStreamContract,
+  deleteStreamContract,
+  getStreamContract,
+  listStreamsContract,
+  setStreamStatusContract,
+  updateStreamContract,
+} from './streamContracts.ts';
 import { sendTestWebhook } from './sendTestWebhook.ts';
 import { type StreamRouteDeps, accountOf, streamIdParam } from './streamDeps.ts';
 import { streamChangeOf } from '@tributary/bus';
 
 const listKey = z.object({ createdAt: z.string(), id: z.string().uuid() });
-const statusBody = z.object({ status: z.enum(['active', 'paused']) });
 
 const STATUS_MESSAGES = { active: 'Stream is active', paused: 'Stream is paused' } as const;
 
@@ -38,7 +49,7 @@ async function secretOf(deps: StreamRouteDeps, accountId: string, fallback: stri
 
 /** PUT/GET/POST/DELETE /streams/evm[/{id}] and POST /streams/evm/{id}/status. */
 export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
-  router.put('/streams/evm', async (req, res) => {
+  registerRoute(router, createStreamContract, async (req, res) => {
     const account = accountOf(res);
     const config = validate(deps, req.body);
     await sendTestWebhook(deps, config.webhookUrl, await secretOf(deps, account.id, account.webhookSecret));
@@ -52,12 +63,12 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     sendJson(res, 200, formatStream(row));
   });
 
-  router.get('/streams/evm', async (req, res) => {
+  registerRoute(router, listStreamsContract, async (req, res) => {
     const account = accountOf(res);
-    const limit = requiredLimit(req);
+    const q = parseQuery(streamListQuery, req.query as Query);
+    const limit = listLimit(q.limit);
     const binding = deps.cursors.bind('streams/evm', { account: account.id, limit });
-    const cursor = optionalString(req, 'cursor');
-    const state = cursor ? deps.cursors.decode(binding, cursor, listKey) : undefined;
+    const state = q.cursor ? deps.cursors.decode(binding, q.cursor, listKey) : undefined;
     const { rows, total } = await listStreams(deps.pool, account.id, limit, state?.key);
     const body: Record<string, unknown> = { result: rows.map(formatStream), total };
     const last = rows[rows.length - 1];
@@ -71,13 +82,13 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     sendJson(res, 200, body);
   });
 
-  router.get('/streams/evm/:id', async (req, res) => {
+  registerRoute(router, getStreamContract, async (req, res) => {
     const row = await getStream(deps.pool, accountOf(res).id, streamIdParam(req.params['id']));
     if (!row) throw new NotFoundError('Stream not found');
     sendJson(res, 200, formatStream(row));
   });
 
-  router.post('/streams/evm/:id', async (req, res) => {
+  registerRoute(router, updateStreamContract, async (req, res) => {
     const account = accountOf(res);
     const id = streamIdParam(req.params['id']);
     const existing = await getStream(deps.pool, account.id, id);
@@ -106,7 +117,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     sendJson(res, 200, formatStream(row));
   });
 
-  router.delete('/streams/evm/:id', async (req, res) => {
+  registerRoute(router, deleteStreamContract, async (req, res) => {
     const id = streamIdParam(req.params['id']);
     const row = await deleteStream(deps.pool, accountOf(res).id, id);
     if (!row) throw new NotFoundError('Stream not found');
@@ -114,10 +125,10 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     sendJson(res, 200, formatStream(row));
   });
 
-  router.post('/streams/evm/:id/status', async (req, res) => {
+  registerRoute(router, setStreamStatusContract, async (req, res) => {
     const account = accountOf(res);
     const id = streamIdParam(req.params['id']);
-    const parsed = statusBody.safeParse(req.body);
+    const parsed = streamStatusBody.safeParse(req.body);
     if (!parsed.success)
       throw new ValidationError({ status: { message: 'status must be "active" or "paused"' } });
     const existing = await getStream(deps.pool, account.id, id);

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createChainRegistry } from '@tributary/chains';
 import { type CreatedApiKey, createAccountWithKey } from '@tributary/db';
 import { createHealth, createLogger, createMetrics } from '@tributary/runtime';
+import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import { type AppDeps, createApp } from '../app/createApp.ts';
 import { createHttpServer } from '../app/createHttpServer.ts';
@@ -14,6 +15,8 @@ export interface TestGateway {
   db: TestDatabase;
   redis: Redis;
   baseUrl: string;
+  /** The express app behind `baseUrl`. */
+  app: Express;
   /** A key of the account "test". */
   apiKey: CreatedApiKey;
   /** GET/POST with the test key unless headers say otherwise. */
@@ -65,6 +68,7 @@ export async function startTestGateway(
     db,
     redis,
     baseUrl,
+    app,
     apiKey,
     request(path, init = {}) {
       const headers = new Headers(init.headers);

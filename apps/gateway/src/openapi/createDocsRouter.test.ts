@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
+import { type OpenApiDocument, buildOpenApiDocument } from './buildOpenApiDocument.ts';
+import { ROUTE_CONTRACTS } from './routeContracts.ts';
+
+let gw: TestGateway;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ streams: true });
+});
+
+afterAll(async () => {
+  await gw?.close();
+});
+
+/** Every `$ref` anywhere in a value. */
+function refs(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(refs);
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([k, v]) => (k === '$ref' && typeof v === 'string' ? [v] : refs(v)));
+}
+
+/** Resolves a JSON pointer (`#/a/b`) against `root`, or undefined. */
+function resolvePointer(root: unknown, pointer: string): unknown {
+  return pointer
+    .slice(2)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], root);
+}
+
+describe('GET /openapi.json and GET /docs', () => {
+  it('serves the OpenAPI 3.1 document without a key', async () => {
+    const res = await fetch(`${gw.baseUrl}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const doc = (await res.json()) as OpenApiDocument;
+    expect(doc).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(ROUTE_CONTRACTS, '2.2'))));
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.components.securitySchemes['apiKey']).toEqual({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-Key',
+    });
+  });
+
+  it('gives every operation a unique id and a JSON body for every status, and resolves every $ref', async () => {
+    const doc = (await (await fetch(`${gw.baseUrl}/openapi.json`)).json()) as OpenApiDocument;
+    const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods));
+    expect(new Set(operations.map((o) => o.operationId)).size).toBe(operations.length);
+    for (const op of operations) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        expect(status).toMatch(/^[1-5]\d\d$/);
+        expect(response.content['application/json'].schema, `${op.operationId} ${status}`).toBeTypeOf(
+          'object',
+        );
+      }
+    }
+    // In an OpenAPI document a $ref resolves against the document: zod's $defs became components.
+    const all = refs(doc);
+    expect(all.length).toBeGreaterThan(0);
+    for (const ref of all) {
+      expect(ref, ref).toMatch(/^#\/components\/schemas\/\w+$/);
+      expect(resolvePointer(doc, ref), ref).toBeTypeOf('object');
+    }
+  });
+
+  it('renders /docs from the document: every route, parameter and status, without a key or a CDN', async () => {
+    const doc = (await (await fetch(`${gw.baseUrl}/openapi.json`)).json()) as OpenApiDocument;
+    const res = await fetch(`${gw.baseUrl}/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await res.text();
+    expect(html).not.toMatch(/<script|<link|src=|https?:\/\//i);
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const start = html.indexOf(`id="${op.operationId}"`);
+        expect(start, op.operationId).toBeGreaterThan(-1);
+        const end = html.indexOf('</section>', start);
+        const section = html.slice(start, end);
+        expect(section).toContain(`${method.toUpperCase()}</span> <code>${path}</code>`);
+        for (const p of op.parameters)
+          expect(section, `${op.operationId} ${p.name}`).toContain(`<code>${p.name}</code>`);
+        for (const status of Object.keys(op.responses)) expect(section).toContain(`<b>${status}</b>`);
+        for (const ref of refs(op)) {
+          const name = ref.split('/').at(-1);
+          expect(html).toContain(`id="schema-${name}"`);
+        }
+        if (op.requestBody) {
+          expect(section).toContain('Request body');
+          const fields = Object.keys(
+            (op.requestBody.content['application/json'].schema['properties'] as object | undefined) ?? {},
+          );
+          for (const field of fields)
+            expect(section, `${op.operationId} ${field}`).toContain(`<code>${field}</code>`);
+        }
+      }
+    }
+  });
+});

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+// Parameters and small bodies of the stream interface. A stream id that is not a uuid is a stream
+// the caller cannot see: 404, like any other unknown id.
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const streamId = z
+  .string()
+  .regex(UUID)
+  .meta({ description: 'Stream id (uuid)', example: '0b0e4b1e-6f3c-4c51-9a3b-2f0a4f8f1c8e' });
+
+export const streamPathParams = z.object({ id: streamId });
+export const streamStatsPathParams = z.object({ streamId });
+export const replayPathParams = z.object({
+  streamId,
+  id: z.string().regex(UUID).meta({ description: 'Delivery id (uuid), from the history' }),
+});
+
+/** `limit` is required on every list of the stream interface (1 to 100; the range is the handler's). */
+const listLimit = z
+  .string({
+    error: (issue) =>
+      issue.input === undefined ? 'limit is required' : 'limit must be an integer from 1 to 100',
+  })
+  .regex(/^[0-9]+$/, { error: 'limit must be an integer from 1 to 100' })
+  .meta({ description: 'Page size, 1 to 100 (required)', example: '100' });
+
+const listCursor = z
+  .string({ error: 'cursor must be a single string' })
+  .meta({ description: 'The cursor of the previous page; absent on the last page' });
+
+export const streamListQuery = z.object({ limit: listLimit, cursor: listCursor.optional() });
+
+export const historyQuery = z.object({
+  limit: listLimit,
+  cursor: listCursor.optional(),
+  streamId: z
+    .string({ error: 'streamId must be a single string' })
+    .meta({ description: "Only this stream's deliveries (an unknown id: 404)" })
+    .optional(),
+  excludePayload: z
+    .string({ error: 'excludePayload must be a single string' })
+    .meta({ description: '"true" leaves each delivery\'s payload out' })
+    .optional(),
+});
+
+export const streamStatusBody = z.object({ status: z.enum(['active', 'paused']) });
+
+export const streamAddressBody = z.object({
+  address: z.union([z.string(), z.array(z.string())]).meta({ description: 'One address or many' }),
+});
+
+export const settingsBody = z.object({ secretKey: z.string().min(8).max(256) });

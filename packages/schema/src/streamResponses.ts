@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { streamAddressBody } from './streamRequests.ts';
+
+// Response bodies of the stream interface besides the stream itself (stream-rules holds the stream
+// body, whose echo is the stream response).
+
+export const STREAM_STATUSES = ['active', 'paused', 'error', 'terminated'] as const;
+
+/** What a stream response adds to the stored body (spec 2.6). */
+export const streamState = z.object({
+  id: z.string(),
+  status: z.enum(STREAM_STATUSES),
+  statusMessage: z.string(),
+});
+
+export const streamAddressResponse = z.object({
+  streamId: z.string(),
+  address: streamAddressBody.shape.address,
+});
+
+export const streamAddressPage = z.object({
+  result: z.array(z.object({ address: z.string() })),
+  total: z.number().int(),
+  cursor: z.string().optional(),
+});
+
+export const historyItem = z
+  .object({
+    id: z.string(),
+    date: z.string(),
+    streamId: z.string(),
+    tag: z.string(),
+    webhookUrl: z.string(),
+    status: z.string(),
+    attempts: z.number().int(),
+    errorMessage: z.string(),
+    deliveredAt: z.string().nullable(),
+    tinyPayload: z.object({
+      chainId: z.string(),
+      confirmed: z.boolean(),
+      block: z.string(),
+      records: z.string(),
+      retries: z.string(),
+    }),
+    payload: z.record(z.string(), z.unknown()).optional().meta({ description: 'The webhook body' }),
+  })
+  .meta({ id: 'HistoryItem' });
+
+export const historyPage = z.object({
+  result: z.array(historyItem),
+  total: z.number().int(),
+  cursor: z.string().optional(),
+});
+
+export const deliveryStatsResponse = z
+  .object({
+    totalWebhooksDelivered: z.number().int(),
+    totalWebhooksFailed: z.number().int(),
+    totalLogsProcessed: z.number().int(),
+    totalTxsProcessed: z.number().int(),
+    totalTxsInternalProcessed: z.number().int(),
+  })
+  .meta({ id: 'DeliveryStats' });
+
+export const settingsResponse = z.object({ secretKey: z.string() });
