@@ -7,7 +7,7 @@ import pg from 'pg';
  * becomes an uncaught exception that kills the process. So every pool has one: services add
  * their own listener to log it, and a failure that matters surfaces on the next query anyway.
  * (pool.end() resolves before its clients have finished closing: a database dropped right after
- * terminates them, which is how test runs met that crash.)
+ * terminates them, which is how test runs met that crash.) Checked-out clients get one too.
  */
 export function createPool(opts: { connectionString: string; max?: number; application?: string }): pg.Pool {
   const pool = new pg.Pool({
@@ -17,6 +17,13 @@ export function createPool(opts: { connectionString: string; max?: number; appli
     idleTimeoutMillis: 30_000,
   });
   pool.on('error', () => undefined);
+  // A checked-out client has no pool listener: a connection that dies between two of its queries
+  // (a transaction's, a lock held across awaits) emitted an `error` nobody heard, and the process
+  // died of it (seen when PostgreSQL was SIGKILLed under load). The client's next query fails and
+  // reports it; pg-pool drops a client that is no longer queryable when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   return pool;
 }
 
