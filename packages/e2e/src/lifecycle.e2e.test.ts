@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pipeline, startPipeline } from './harness/startPipeline.ts';
 import type { AppName } from './harness/startService.ts';
@@ -19,6 +20,26 @@ describe('service lifecycle', () => {
   });
   afterAll(async () => {
     await pipeline?.close();
+  });
+
+  it('exports every series the Grafana dashboard queries (infra/grafana/dashboards/tributary.json)', async () => {
+    const dashboard = JSON.parse(
+      readFileSync(new URL('../../../infra/grafana/dashboards/tributary.json', import.meta.url), 'utf8'),
+    ) as { panels: { title: string; targets: { expr: string }[] }[] };
+    // Metric names in the queries: identifiers of the project's and the services' families, with
+    // a histogram's _bucket / _count / _sum folded to the family.
+    const wanted = new Set<string>();
+    for (const panel of dashboard.panels)
+      for (const t of panel.targets)
+        for (const m of t.expr.matchAll(/\b((?:tributary|follower|projector|http)_[a-z_]+)\b/g))
+          wanted.add((m[1] as string).replace(/_(bucket|count|sum)$/, ''));
+    expect(wanted.size).toBeGreaterThan(15);
+    const exported = new Set<string>();
+    for (const app of APPS) {
+      const text = await (await fetch(`http://127.0.0.1:${pipeline.running(app)!.port}/metrics`)).text();
+      for (const m of text.matchAll(/^# TYPE (\S+) /gm)) exported.add(m[1] as string);
+    }
+    expect([...wanted].filter((name) => !exported.has(name))).toEqual([]);
   });
 
   for (const app of APPS) {

@@ -78,6 +78,37 @@ describe('docker-compose.yml', () => {
     expect(services['anvil']?.volumes).toEqual(['anvil-data:/anvil']);
   });
 
+  it('scrapes every service with Prometheus and provisions the Grafana dashboard', () => {
+    const scrape = parse(readFileSync(join(REPO_ROOT, 'infra/prometheus/prometheus.yml'), 'utf8')) as {
+      scrape_configs: { static_configs: { targets: string[] }[] }[];
+    };
+    const targets = scrape.scrape_configs.flatMap((c) => c.static_configs.flatMap((s) => s.targets));
+    const opsOf = (name: string) => String(services[name]?.environment?.['OPS_PORT']);
+    expect(targets.sort()).toEqual(
+      [
+        ...Object.keys(APPS).map((a) => `${a}:${opsOf(a)}`),
+        `gateway:${services['gateway']?.environment?.['HTTP_PORT']}`,
+      ].sort(),
+    );
+    expect(services['prometheus']?.volumes).toContain(
+      './infra/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro',
+    );
+    expect(services['grafana']?.volumes).toEqual([
+      './infra/grafana/provisioning:/etc/grafana/provisioning:ro',
+      './infra/grafana/dashboards:/var/lib/grafana/dashboards:ro',
+    ]);
+    const datasource = readFileSync(
+      join(REPO_ROOT, 'infra/grafana/provisioning/datasources/prometheus.yml'),
+      'utf8',
+    );
+    const dashboard = JSON.parse(
+      readFileSync(join(REPO_ROOT, 'infra/grafana/dashboards/tributary.json'), 'utf8'),
+    ) as {
+      panels: { datasource: { uid: string } }[];
+    };
+    for (const panel of dashboard.panels) expect(datasource).toContain(`uid: ${panel.datasource.uid}`);
+  });
+
   it('gives every service a health check', () => {
     for (const [name, service] of Object.entries(services)) {
       expect(service.healthcheck?.test, `${name} has no healthcheck`).toBeTruthy();
