@@ -44,7 +44,7 @@ export interface ChaosReport {
   ok: boolean;
 }
 
-export type Target = AppName | ServerName;
+type Target = AppName | ServerName;
 
 /**
  * The chaos run: the whole stack, `events` Transfer logs driven in blocks of `logsPerTx` over
@@ -160,7 +160,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 }
 
 /** Kill moments spread at random over 5%..90% of the run; the first targets are every one once. */
-export function planKills(
+function planKills(
   n: number,
   durationMs: number,
   among: readonly Target[] = [...APP_NAMES, ...SERVER_NAMES],

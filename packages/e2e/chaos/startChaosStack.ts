@@ -122,7 +122,7 @@ export async function startChaosStack(opts: { log: (line: string) => void }): Pr
   };
 }
 
-export async function waitReady(baseUrl: string, what: string, timeoutMs = 180_000): Promise<void> {
+async function waitReady(baseUrl: string, what: string, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const ok = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(2_000) })

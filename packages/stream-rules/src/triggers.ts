@@ -132,7 +132,7 @@ export function triggerResult(trigger: CompiledTrigger, returned: `0x${string}`)
 
 export const triggerError = (err: unknown): TriggerResult => ({ name: 'error', value: errorMessage(err) });
 
-export function errorMessage(err: unknown): string {
+function errorMessage(err: unknown): string {
   if (typeof err === 'string') return err;
   const e = err as { shortMessage?: string; message?: string };
   return e.shortMessage ?? e.message ?? String(err);

@@ -18,7 +18,7 @@ import { createRequestContext } from './requestContext.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../env.ts';
 
 /** Top-level paths of the stream interface; requests under them are authenticated like /api/v2.2. */
-export const STREAM_PATHS = ['/streams', '/history', '/stats', '/settings'] as const;
+const STREAM_PATHS = ['/streams', '/history', '/stats', '/settings'] as const;
 
 export interface AppDeps {
   pool: Pool;

@@ -3,7 +3,7 @@ import { BadRequestError } from '../errors/apiErrors.ts';
 import { jsonBodyProblem } from '../json/jsonBodyProblem.ts';
 
 /** Far deeper than any stream body needs (ABI tuples and filters nest a handful of levels). */
-export const MAX_BODY_DEPTH = 64;
+const MAX_BODY_DEPTH = 64;
 
 /**
  * Refuses a parsed JSON body that the handlers cannot use although it is valid JSON: the recursive

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { BadRequestError } from '../errors/apiErrors.ts';
 
 /** What a page hands to the next one. */
-export interface CursorState<K> {
+interface CursorState<K> {
   /** Page number of the page this cursor fetches (first page is 0). */
   page: number;
   /** Keyset: the last row of the previous page. */

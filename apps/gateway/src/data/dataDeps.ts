@@ -16,10 +16,3 @@ export interface DataDeps {
 /** Keyset of the transfers and logs endpoints: the last (block number, log index) served. */
 export const logPositionKey = z.object({ b: z.number().int().min(0), l: z.number().int().min(0) });
 export type LogPositionKey = z.infer<typeof logPositionKey>;
-
-export interface Envelope<T> {
-  page: string;
-  page_size: string;
-  cursor: string;
-  result: T[];
-}

@@ -1,7 +1,7 @@
 import type { RequestHandler, Router } from 'express';
 import type { z } from 'zod';
 
-export type HttpMethod = 'get' | 'put' | 'post' | 'patch' | 'delete';
+type HttpMethod = 'get' | 'put' | 'post' | 'patch' | 'delete';
 
 /** A documented status: what it means, and the body's schema (errors default to errorBody). */
 export interface ResponseContract {

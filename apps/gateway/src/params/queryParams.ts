@@ -5,8 +5,8 @@ import { BadRequestError } from '../errors/apiErrors.ts';
 /** `req.query` as the gateway's query parser (qs) leaves it. */
 export type Query = Record<string, unknown>;
 
-export const MAX_LIMIT = 100;
-export const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 100;
+const DEFAULT_LIMIT = 100;
 
 const MIN_DATE_MS = Date.parse('0001-01-01T00:00:00Z');
 const MAX_DATE_MS = Date.parse('9999-12-31T23:59:59.999Z');

@@ -17,4 +17,3 @@ export function mountStreamRoutes(router: Router, deps: StreamRouteDeps): void {
 }
 
 export type { StreamRouteDeps } from './streamDeps.ts';
-export { createStreamServices, streamsEnv } from './createStreamServices.ts';

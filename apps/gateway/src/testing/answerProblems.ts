@@ -12,7 +12,7 @@ const HTML = /<\s*(!doctype|html|head|body|pre|title)\b/i;
  * Everything wrong with an answer by the gateway's rules: never a 5xx, always a JSON body, a
  * `message` on every error, never a stack trace or HTML. Empty when the answer is well formed.
  */
-export function answerProblems(answer: Answer, opts: { expectBody?: boolean } = {}): string[] {
+function answerProblems(answer: Answer, opts: { expectBody?: boolean } = {}): string[] {
   const problems: string[] = [];
   if (answer.status >= 500) problems.push(`status ${answer.status}`);
   if (STACK_FRAME.test(answer.text)) problems.push('a stack trace in the body');

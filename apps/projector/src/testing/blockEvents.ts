@@ -4,7 +4,7 @@ import type { BlockEvent } from '@tributary/schema';
 // Small confirmed blocks whose balances tell how often each block was projected.
 
 const h = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
-export const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as `0x${string}`;
+const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as `0x${string}`;
 const TOKEN = a(0xbeef);
 const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef' as `0x${string}`;
 const word = (addr: string) => `0x${'0'.repeat(24)}${addr.slice(2)}` as `0x${string}`;

@@ -7,7 +7,7 @@ export interface BlockReaders {
 }
 
 /** At most `limit` tasks at once; the rest wait in order. */
-export function createLimiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+function createLimiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
   let active = 0;
   const waiting: (() => void)[] = [];
   return async (task) => {

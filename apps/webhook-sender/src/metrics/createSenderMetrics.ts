@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram, type Registry } from '@tributary/runtime';
 import type { Queue } from 'bullmq';
 
 /** The outcome of one attempt that reached the receiver (or tried to): the label of the attempt metrics. */
-export type AttemptOutcome = 'delivered' | 'retry' | 'gave_up' | 'held';
+type AttemptOutcome = 'delivered' | 'retry' | 'gave_up' | 'held';
 
 export interface SenderMetrics {
   /** One POST made, with its outcome and how long it took. */

@@ -152,20 +152,3 @@ export async function assertTablesMatchChain(pool: Pool, client: PublicClient, c
     });
   }
 }
-
-/** Every row of the chain tables, for before/after comparisons. */
-export async function snapshotTables(pool: Pool): Promise<Record<string, unknown[]>> {
-  const out: Record<string, unknown[]> = {};
-  const tables: Record<string, string> = {
-    blocks: 'chain_id, number',
-    logs: 'chain_id, block_number, log_index',
-    transfers: 'chain_id, block_number, log_index',
-    tokens: 'chain_id, address',
-    balances: 'chain_id, token_address, owner_address',
-    address_kinds: 'chain_id, address',
-  };
-  for (const [table, order] of Object.entries(tables)) {
-    out[table] = (await pool.query(`SELECT * FROM ${table} ORDER BY ${order}`)).rows;
-  }
-  return out;
-}

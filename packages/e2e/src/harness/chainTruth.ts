@@ -14,7 +14,7 @@ import {
 /** What the tests compare the services with: read from the node, never written by hand. */
 
 export const TRANSFER_TOPIC0 = toEventSelector('Transfer(address,address,uint256)');
-export const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
+const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
 
 export interface ChainBlock {
   number: bigint;
@@ -92,7 +92,7 @@ export function contractLogs(snapshot: ChainSnapshot, address: string, topic0: H
     .sort((a, b) => compareLogs(b, a));
 }
 
-export function compareLogs(a: Log, b: Log): number {
+function compareLogs(a: Log, b: Log): number {
   if (a.blockNumber !== b.blockNumber) return a.blockNumber! < b.blockNumber! ? -1 : 1;
   return a.logIndex! - b.logIndex!;
 }
@@ -129,7 +129,7 @@ export async function readToken(client: PublicClient, token: Address): Promise<T
   };
 }
 
-export async function balanceOf(client: PublicClient, token: Address, owner: Address, blockNumber?: bigint) {
+async function balanceOf(client: PublicClient, token: Address, owner: Address, blockNumber?: bigint) {
   return client.readContract({
     address: token,
     abi: erc20Abi,
@@ -139,7 +139,7 @@ export async function balanceOf(client: PublicClient, token: Address, owner: Add
   });
 }
 
-export async function isContract(client: PublicClient, address: Address): Promise<boolean> {
+async function isContract(client: PublicClient, address: Address): Promise<boolean> {
   const code = await client.getCode({ address });
   return code !== undefined && code !== '0x';
 }
