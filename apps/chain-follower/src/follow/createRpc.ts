@@ -44,13 +44,18 @@ export function createRpc(opts: RpcOptions): Rpc {
   );
   const attempts = opts.attempts ?? 5;
 
-  /** The first healthy endpoint in order; when none is, the one that comes back first. */
+  /** The first healthy endpoint in order; when none is, the least broken (fewest failures in a row), then the one back first. */
   function pick(): RpcEndpoint {
     const now = Date.now();
     let best = endpoints[0]!;
     for (const e of endpoints) {
       if (e.demotedUntil() <= now) return e;
-      if (e.demotedUntil() < best.demotedUntil()) best = e;
+      if (
+        e.failures() < best.failures() ||
+        (e.failures() === best.failures() && e.demotedUntil() < best.demotedUntil())
+      ) {
+        best = e;
+      }
     }
     return best;
   }
@@ -61,6 +66,7 @@ export function createRpc(opts: RpcOptions): Rpc {
     for (;;) {
       const endpoint = pick();
       await endpoint.ready();
+      const sentAt = Date.now();
       try {
         const result = await endpoint.request<T>(method, params);
         endpoint.succeeded();
@@ -76,7 +82,7 @@ export function createRpc(opts: RpcOptions): Rpc {
           continue;
         }
         if (why.kind !== 'transient') throw err;
-        endpoint.demote();
+        endpoint.demote(sentAt);
         if (++failures >= attempts) throw err;
         const backoff = Math.min(100 * 2 ** failures, 5_000) * (0.5 + Math.random() / 2);
         opts.logger?.warn(

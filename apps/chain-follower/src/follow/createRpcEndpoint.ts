@@ -9,11 +9,16 @@ export interface RpcEndpoint {
   ready(): Promise<void>;
   /** The provider asked us to wait (Retry-After): every call to it waits. */
   pause(ms: number): void;
-  /** Failed (timeout, dropped, 5xx): used again only when no healthy endpoint is left, or after a delay that doubles. */
-  demote(): void;
+  /**
+   * A call sent at `sentAt` failed (timeout, dropped, 5xx): used again only when no healthy
+   * endpoint is left, or after a delay that doubles with each failure in a row.
+   */
+  demote(sentAt: number): void;
   succeeded(): void;
   /** When it may be used again (0: healthy). */
   demotedUntil(): number;
+  /** Failures in a row (0 after a success). */
+  failures(): number;
 }
 
 export function createRpcEndpoint(opts: {
@@ -38,6 +43,7 @@ export function createRpcEndpoint(opts: {
   let pausedUntil = 0;
   let failures = 0;
   let demotedUntil = 0;
+  let demotedAt = 0;
   return {
     url: opts.url,
     request: <T>(method: string, params: unknown[]) => request({ method, params }) as Promise<T>,
@@ -50,16 +56,18 @@ export function createRpcEndpoint(opts: {
     pause(ms) {
       pausedUntil = Math.max(pausedUntil, Date.now() + ms);
     },
-    demote() {
-      // The calls of one batch fail together: one failure, not one per call.
-      if (Date.now() < demotedUntil) return;
+    demote(sentAt) {
+      // Calls in flight together (one batch) fail together: one failure, not one per call.
+      if (sentAt < demotedAt) return;
       failures++;
-      demotedUntil = Date.now() + Math.min(opts.demoteMs * 2 ** (failures - 1), 10 * 60_000);
+      demotedAt = Date.now();
+      demotedUntil = demotedAt + Math.min(opts.demoteMs * 2 ** (failures - 1), 10 * 60_000);
     },
     succeeded() {
       failures = 0;
       demotedUntil = 0;
     },
     demotedUntil: () => demotedUntil,
+    failures: () => failures,
   };
 }
