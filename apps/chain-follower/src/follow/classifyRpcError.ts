@@ -11,7 +11,7 @@ import { HttpRequestError, TimeoutError } from 'viem';
  */
 export type RpcErrorKind =
   | { kind: 'rate-limited'; retryAfterMs: number | undefined }
-  | { kind: 'transient' }
+  | { kind: 'transient'; timeout: boolean }
   | { kind: 'unsupported' }
   | { kind: 'range' }
   | { kind: 'other' };
@@ -36,15 +36,16 @@ export function classifyRpcError(err: unknown): RpcErrorKind {
   }
   if (code === -32601 || code === -32004 || UNSUPPORTED.test(text)) return { kind: 'unsupported' };
   if (RANGE.test(text)) return { kind: 'range' };
-  if (find(err, (e) => e instanceof TimeoutError)) return { kind: 'transient' };
+  if (find(err, (e) => e instanceof TimeoutError)) return { kind: 'transient', timeout: true };
   // No status: the connection failed or was dropped before an answer.
-  if (http && (http.status === undefined || http.status >= 500 || http.status === 408))
-    return { kind: 'transient' };
+  if (http && (http.status === undefined || http.status >= 500 || http.status === 408)) {
+    return { kind: 'transient', timeout: false };
+  }
   if (
     code === -32603 ||
     (code === -32000 && /header not found|unknown block|timeout|try again/i.test(text))
   ) {
-    return { kind: 'transient' };
+    return { kind: 'transient', timeout: false };
   }
   return { kind: 'other' };
 }

@@ -64,9 +64,11 @@ export function createBlockFetcher(deps: {
       range.succeeded(to - from + 1, logs.length, Date.now() - started);
       return logs;
     } catch (err) {
-      const why = classifyRpcError(err).kind;
-      // A timeout that outlived the retries is, for eth_getLogs, most often a range too heavy.
-      if (from === to || (why !== 'range' && why !== 'transient')) throw err;
+      const kind = classifyRpcError(err);
+      const why = kind.kind;
+      // A timeout that outlived the retries is, for eth_getLogs, most often a range too heavy
+      // (a dropped connection or a 5xx is not: splitting would only multiply the calls to a failing node).
+      if (from === to || !(why === 'range' || (kind.kind === 'transient' && kind.timeout))) throw err;
       const span = to - from + 1;
       const hint = why === 'range' && !suggested ? readRangeHint(err) : undefined;
       const useHint = hint !== undefined && hint.blocks < span;
