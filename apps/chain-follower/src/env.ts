@@ -16,6 +16,23 @@ export const envSchema = z.object({
   ...databaseEnv,
   ...kafkaEnv,
   ...rpcEnv,
+  /** Several URLs of one chain, in order of preference (failover); RPC_URL alone when absent. */
+  RPC_URLS: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      const urls = (s ?? '')
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
+      for (const url of urls) {
+        if (!z.string().url().safeParse(url).success)
+          ctx.addIssue({ code: 'custom', message: `not a URL: ${url}` });
+      }
+      return urls;
+    }),
+  /** Calls per second per URL that the provider allows (0: no limit). */
+  RPC_REQUESTS_PER_SECOND: envInt(0, 0),
   /** newHeads over WebSocket; polling when absent. */
   WS_URL: z.string().url().optional(),
   POLL_INTERVAL_MS: envInt(1_000, 10),

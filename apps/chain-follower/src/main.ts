@@ -55,7 +55,12 @@ producer.on(producer.events.CONNECT, () => {
 producer.on(producer.events.DISCONNECT, () => {
   producerConnected = false;
 });
-const rpc = createRpc({ url: env.RPC_URL, timeoutMs: env.RPC_TIMEOUT_MS });
+const rpc = createRpc({
+  urls: env.RPC_URLS.length > 0 ? env.RPC_URLS : [env.RPC_URL],
+  timeoutMs: env.RPC_TIMEOUT_MS,
+  requestsPerSecond: env.RPC_REQUESTS_PER_SECOND,
+  logger,
+});
 const heads = createHeadWatcher({
   pollIntervalMs: env.POLL_INTERVAL_MS,
   ...(env.WS_URL ? { wsUrl: env.WS_URL } : {}),

@@ -120,3 +120,4 @@ export { type MachineSpeed, measureMachineSpeed } from './measureMachineSpeed.ts
 export { cpuSecondsBetween, cpuSnapshot } from './processCpu.ts';
 export { type StartedAnvil, startAnvil } from './startAnvil.ts';
 export { freePort } from './freePort.ts';
+export { type FaultyRpc, startFaultyRpc } from './startFaultyRpc.ts';

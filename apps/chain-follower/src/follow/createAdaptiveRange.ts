@@ -4,6 +4,10 @@ export interface AdaptiveRange {
   succeeded(blocks: number, logs: number, ms: number): void;
   /** Halves the range; false when it is already one block (the error is not about size). */
   shrink(): boolean;
+  /** At most `blocks` from now on, until calls are small and fast again (a provider's suggested range). */
+  cap(blocks: number): void;
+  /** Never more than `blocks` (a provider's fixed block-range limit). */
+  limit(blocks: number): void;
 }
 
 /**
@@ -17,7 +21,8 @@ export function createAdaptiveRange(opts: {
   targetLogs?: number;
   fastMs?: number;
 }): AdaptiveRange {
-  let size = Math.max(1, Math.min(opts.initial, opts.max));
+  let max = opts.max;
+  let size = Math.max(1, Math.min(opts.initial, max));
   const targetLogs = opts.targetLogs ?? 5_000;
   const fastMs = opts.fastMs ?? 1_500;
   return {
@@ -30,7 +35,7 @@ export function createAdaptiveRange(opts: {
       } else if (ms > fastMs * 4) size = Math.max(1, Math.floor(size * 0.7));
       else if (ms < fastMs && logs < targetLogs) {
         const towardTarget = logs > 0 ? Math.floor((size * targetLogs) / logs) : size * 2;
-        size = Math.min(opts.max, Math.max(size + 1, Math.min(Math.ceil(size * 1.5), towardTarget)));
+        size = Math.min(max, Math.max(size + 1, Math.min(Math.ceil(size * 1.5), towardTarget)));
       }
     },
     shrink() {
@@ -38,24 +43,12 @@ export function createAdaptiveRange(opts: {
       size = Math.max(1, Math.floor(size / 2));
       return true;
     },
+    cap(blocks) {
+      size = Math.max(1, Math.min(size, blocks));
+    },
+    limit(blocks) {
+      max = Math.max(1, Math.min(max, blocks));
+      size = Math.min(size, max);
+    },
   };
-}
-
-/** Errors that mean "ask for fewer blocks" rather than "the node is broken". */
-export function isRangeTooLarge(err: unknown): boolean {
-  const text = errorText(err);
-  return /too many|more than|limit exceeded|exceed|range is too|block range|response size|timeout|timed out|took too long/i.test(
-    text,
-  );
-}
-
-function errorText(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const parts = [err.message];
-  let cause: unknown = err.cause;
-  while (cause instanceof Error) {
-    parts.push(cause.message);
-    cause = cause.cause;
-  }
-  return parts.join(' | ');
 }

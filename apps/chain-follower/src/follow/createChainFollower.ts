@@ -112,10 +112,15 @@ export function createChainFollower(deps: {
   // Backfill reads the next range while the current one is published (one range ahead at most).
   let prefetched: { from: number; to: number; blocks: Promise<FetchedBlock[]> } | null = null;
 
-  function fetchBackfill(from: number, to: number): Promise<FetchedBlock[]> {
+  /**
+   * Blocks [from, to], or the range read ahead from `from` when it is still deep enough (it may
+   * be longer or shorter than [from, to] when the batch size changed: fetching it again would
+   * spend a provider's calls twice).
+   */
+  function fetchBackfill(from: number, to: number, deepEnd: number): Promise<FetchedBlock[]> {
     const ahead = prefetched;
     prefetched = null;
-    if (ahead && ahead.from === from && ahead.to <= to) return ahead.blocks;
+    if (ahead && ahead.from === from && ahead.to <= deepEnd) return ahead.blocks;
     return fetcher.fetchRange(from, to, backfillOpts);
   }
 
@@ -275,7 +280,9 @@ export function createChainFollower(deps: {
     const backfill = next <= deepEnd;
     const batch = backfill ? Math.min(o.maxBatchBlocks, range.size() * o.rpcConcurrency) : o.headBatchBlocks;
     let to = Math.min(backfill ? deepEnd : head, next + batch - 1);
-    const blocks = backfill ? await fetchBackfill(next, to) : await fetcher.fetchRange(next, to, headOpts);
+    const blocks = backfill
+      ? await fetchBackfill(next, to, deepEnd)
+      : await fetcher.fetchRange(next, to, headOpts);
     to = next + blocks.length - 1;
     if (backfill && to < deepEnd) prefetch(to + 1, Math.min(deepEnd, to + batch));
     const prev = chain.get(next - 1);

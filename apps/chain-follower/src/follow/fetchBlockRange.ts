@@ -1,8 +1,10 @@
 import type { BlockHeader, ChainLog, ChainTransaction, InternalTransaction } from '@tributary/schema';
 import type { Logger } from '@tributary/runtime';
-import { type AdaptiveRange, isRangeTooLarge } from './createAdaptiveRange.ts';
+import { classifyRpcError } from './classifyRpcError.ts';
+import type { AdaptiveRange } from './createAdaptiveRange.ts';
 import { type Rpc, hexToDecimal, hexToNumber, toHex } from './createRpc.ts';
 import { mapLimit } from './mapLimit.ts';
+import { readRangeHint } from './readRangeHint.ts';
 import type { RpcBlock, RpcCallFrame, RpcLog, RpcReceipt, RpcTransaction } from './rpcTypes.ts';
 
 export interface FetchedBlock {
@@ -17,6 +19,13 @@ export interface FetchedBlock {
 export class ChainMovedError extends Error {
   override readonly name = 'ChainMovedError';
 }
+
+/** A block's header says it has logs (its bloom is not empty) and the node keeps answering none: retry later. */
+export class LogsNotReadyError extends Error {
+  override readonly name = 'LogsNotReadyError';
+}
+
+const EMPTY_BLOOM = /^0x0*$/;
 
 export interface FetchOptions {
   transactions: boolean;
@@ -43,19 +52,37 @@ export function createBlockFetcher(deps: {
   let tracesSupported = true;
   let blockReceiptsSupported = true;
 
-  async function getLogs(from: number, to: number): Promise<RpcLog[]> {
+  /**
+   * eth_getLogs over [from, to], split when the provider says the range is too large: into its
+   * suggested range when it names one that is smaller, else in halves. Every split is strictly
+   * smaller, and a suggested range that fails again is halved, so a wrong hint cannot loop.
+   */
+  async function getLogs(from: number, to: number, suggested = false): Promise<RpcLog[]> {
     const started = Date.now();
     try {
       const logs = await rpc.call<RpcLog[]>('eth_getLogs', [{ fromBlock: toHex(from), toBlock: toHex(to) }]);
       range.succeeded(to - from + 1, logs.length, Date.now() - started);
       return logs;
     } catch (err) {
-      if (from === to || !isRangeTooLarge(err)) throw err;
-      range.shrink();
-      logger.debug({ from, to, size: range.size(), err: (err as Error).message }, 'eth_getLogs range shrunk');
-      const mid = from + Math.floor((to - from) / 2);
-      const [a, b] = await Promise.all([getLogs(from, mid), getLogs(mid + 1, to)]);
-      return a.concat(b);
+      const kind = classifyRpcError(err);
+      const why = kind.kind;
+      // A timeout that outlived the retries is, for eth_getLogs, most often a range too heavy
+      // (a dropped connection or a 5xx is not: splitting would only multiply the calls to a failing node).
+      if (from === to || !(why === 'range' || (kind.kind === 'transient' && kind.timeout))) throw err;
+      const span = to - from + 1;
+      const hint = why === 'range' && !suggested ? readRangeHint(err) : undefined;
+      const useHint = hint !== undefined && hint.blocks < span;
+      const size = useHint ? hint.blocks : Math.ceil(span / 2);
+      if (useHint && hint.fixed) range.limit(size);
+      else range.cap(size);
+      logger.debug(
+        { from, to, size, hinted: useHint, err: (err as Error).message.split('\n')[0] },
+        'eth_getLogs range too large: splitting',
+      );
+      const parts: Promise<RpcLog[]>[] = [];
+      for (let a = from; a <= to; a += size)
+        parts.push(getLogs(a, Math.min(to, a + size - 1), useHint && !hint.fixed));
+      return (await Promise.all(parts)).flat();
     }
   }
 
@@ -75,6 +102,8 @@ export function createBlockFetcher(deps: {
       try {
         receipts = await rpc.call<RpcReceipt[]>('eth_getBlockReceipts', [block.hash]);
       } catch (err) {
+        // Only a missing method turns it off: a timeout or a dropped connection is retried by the step.
+        if (classifyRpcError(err).kind !== 'unsupported') throw err;
         blockReceiptsSupported = false;
         logger.warn(
           { err: (err as Error).message },
@@ -99,6 +128,7 @@ export function createBlockFetcher(deps: {
       const txs = block.transactions as RpcTransaction[];
       return traces.flatMap((t, i) => flattenCalls(t.txHash ?? txs[i]?.hash ?? '', t.result));
     } catch (err) {
+      if (classifyRpcError(err).kind !== 'unsupported') throw err;
       tracesSupported = false;
       logger.warn(
         { err: (err as Error).message },
@@ -116,6 +146,41 @@ export function createBlockFetcher(deps: {
     return b ? toHeader(b) : null;
   }
 
+  /**
+   * A node behind its own head answers eth_getLogs with [] for blocks it has not executed yet.
+   * A header whose logs bloom is not empty has logs: ask for those blocks again, a few times,
+   * then fail the range (the step retries it) rather than publish a block without its logs.
+   */
+  async function refetchMissingLogs(
+    blocks: (RpcBlock | null)[],
+    from: number,
+    byBlock: Map<number, ChainLog[]>,
+  ) {
+    for (let attempt = 0; ; attempt++) {
+      const missing = blocks.filter(
+        (b): b is RpcBlock =>
+          b !== null && !EMPTY_BLOOM.test(b.logsBloom ?? '0x') && !byBlock.has(hexToNumber(b.number)),
+      );
+      if (missing.length === 0) return;
+      if (attempt === 3) {
+        throw new LogsNotReadyError(
+          `blocks ${missing.map((b) => hexToNumber(b.number)).join(', ')} have a logs bloom and no logs`,
+        );
+      }
+      logger.warn(
+        { blocks: missing.map((b) => hexToNumber(b.number)), attempt },
+        'node answered no logs for blocks that have some: asking again',
+      );
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+      const logs = (
+        await mapLimit(missing, deps.concurrency, (b) =>
+          getLogs(hexToNumber(b.number), hexToNumber(b.number)),
+        )
+      ).flat();
+      addLogs(logs, blocks, from, byBlock);
+    }
+  }
+
   return {
     fetchHeader,
     async fetchRange(from, to, opts) {
@@ -127,17 +192,8 @@ export function createBlockFetcher(deps: {
         fetchLogs(from, to),
       ]);
       const byBlock = new Map<number, ChainLog[]>();
-      for (const l of logs) {
-        if (l.removed) continue;
-        const n = hexToNumber(l.blockNumber);
-        const block = blocks[n - from];
-        if (!block || block.hash.toLowerCase() !== l.blockHash.toLowerCase()) {
-          throw new ChainMovedError(`log of block ${n} has hash ${l.blockHash}, header differs`);
-        }
-        const list = byBlock.get(n);
-        if (list) list.push(toChainLog(l));
-        else byBlock.set(n, [toChainLog(l)]);
-      }
+      addLogs(logs, blocks, from, byBlock);
+      await refetchMissingLogs(blocks, from, byBlock);
       const out: FetchedBlock[] = [];
       for (let i = 0; i < blocks.length; i++) {
         const b = blocks[i];
@@ -165,6 +221,25 @@ export function createBlockFetcher(deps: {
       return out;
     },
   };
+}
+
+function addLogs(
+  logs: RpcLog[],
+  blocks: (RpcBlock | null)[],
+  from: number,
+  byBlock: Map<number, ChainLog[]>,
+) {
+  for (const l of logs) {
+    if (l.removed) continue;
+    const n = hexToNumber(l.blockNumber);
+    const block = blocks[n - from];
+    if (!block || block.hash.toLowerCase() !== l.blockHash.toLowerCase()) {
+      throw new ChainMovedError(`log of block ${n} has hash ${l.blockHash}, header differs`);
+    }
+    const list = byBlock.get(n);
+    if (list) list.push(toChainLog(l));
+    else byBlock.set(n, [toChainLog(l)]);
+  }
 }
 
 export function toHeader(b: RpcBlock): BlockHeader {

@@ -32,6 +32,8 @@ export interface RpcBlock {
   hash: string;
   parentHash: string;
   timestamp: string;
+  /** Empty (all zeros) exactly when the block has no logs. */
+  logsBloom?: string;
   transactions: (string | RpcTransaction)[];
 }
 

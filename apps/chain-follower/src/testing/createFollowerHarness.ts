@@ -10,7 +10,7 @@ import {
   createChainFollower,
 } from '../follow/createChainFollower.ts';
 import { createHeadWatcher } from '../follow/createHeadWatcher.ts';
-import { type Rpc, createRpc } from '../follow/createRpc.ts';
+import { type Rpc, type RpcOptions, createRpc } from '../follow/createRpc.ts';
 import { createBlockPublisher } from '../publish/createBlockPublisher.ts';
 
 export interface RunningFollower {
@@ -24,7 +24,12 @@ export interface RunningFollower {
  * state in a fresh migrated database. Everything is real; the harness only wires the factories.
  * (Cross-service tests, with the projector and the gateway, live in packages/e2e.)
  */
-export async function createFollowerHarness(opts: { rpcUrl: string; options?: Partial<FollowerOptions> }) {
+export async function createFollowerHarness(opts: {
+  rpcUrl: string;
+  options?: Partial<FollowerOptions>;
+  /** The follower's RPC (URLs, timeouts, rate) when not the node's own URL; the harness reads the chain at rpcUrl. */
+  followerRpc?: Omit<RpcOptions, 'logger'>;
+}) {
   const settings = getTestSettings();
   const db = await createTestDatabase();
   const pool: Pool = createPool({ connectionString: db.url, max: 5 });
@@ -34,7 +39,8 @@ export async function createFollowerHarness(opts: { rpcUrl: string; options?: Pa
   await ensureTopics(kafka, [{ topic }]);
   const producer: Producer = createIdempotentProducer(kafka);
   await producer.connect();
-  const rpc: Rpc = createRpc({ url: opts.rpcUrl, timeoutMs: 10_000 });
+  const rpc: Rpc = createRpc({ urls: [opts.rpcUrl], timeoutMs: 10_000 });
+  const followerRpc: Rpc = opts.followerRpc ? createRpc({ ...opts.followerRpc, logger }) : rpc;
   const options: FollowerOptions = {
     chainId: 31337,
     confirmations: 2,
@@ -61,7 +67,7 @@ export async function createFollowerHarness(opts: { rpcUrl: string; options?: Pa
     const heads = createHeadWatcher({ pollIntervalMs: 50, logger });
     const metrics = createMetrics('chain-follower-test');
     const follower = createChainFollower({
-      rpc: node.rpcUrl ? createRpc({ url: node.rpcUrl, timeoutMs: 10_000 }) : rpc,
+      rpc: node.rpcUrl ? createRpc({ urls: [node.rpcUrl], timeoutMs: 10_000 }) : followerRpc,
       pool,
       publisher: createBlockPublisher({ producer, topic, compression: 'gzip' }),
       heads,
