@@ -39,6 +39,8 @@ say "typecheck (pnpm typecheck)"
 pnpm typecheck || failed+=(typecheck)
 say "lint (pnpm lint)"
 pnpm lint || failed+=(lint)
+say "dead code and unused dependencies (pnpm knip)"
+pnpm knip || failed+=(knip)
 
 echo
 if [ -f "$results" ]; then

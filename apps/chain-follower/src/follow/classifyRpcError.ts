@@ -51,7 +51,7 @@ export function classifyRpcError(err: unknown): RpcErrorKind {
 }
 
 /** Retry-After as seconds or an HTTP date, in ms from now. */
-export function retryAfterMs(value: string | null | undefined): number | undefined {
+function retryAfterMs(value: string | null | undefined): number | undefined {
   if (!value) return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);

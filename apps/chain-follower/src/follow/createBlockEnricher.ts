@@ -23,7 +23,7 @@ import { mapLimit } from './mapLimit.ts';
 /** What the follower publishes: v2 bodies (compact transfers). */
 export type BlockBody = Omit<Extract<FullBlockEvent, { v: 2 }>, 'type'>;
 
-export interface Enriched {
+interface Enriched {
   bodies: BlockBody[];
   /** Remembers the tokens and accounts of these bodies; call only once they are published. */
   commit(): void;

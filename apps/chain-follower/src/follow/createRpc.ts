@@ -3,7 +3,7 @@ import { type PublicClient, createPublicClient, custom } from 'viem';
 import { classifyRpcError } from './classifyRpcError.ts';
 import { type RpcEndpoint, createRpcEndpoint } from './createRpcEndpoint.ts';
 
-export type RpcCall = <T>(method: string, params: unknown[]) => Promise<T>;
+type RpcCall = <T>(method: string, params: unknown[]) => Promise<T>;
 
 export interface Rpc {
   /** viem client (contract reads, getCode) over the same endpoints, retries and failover. */

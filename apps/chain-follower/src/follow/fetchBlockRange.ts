@@ -16,12 +16,12 @@ export interface FetchedBlock {
 }
 
 /** The node's answers do not form one chain (a reorg happened while we fetched): retry the range. */
-export class ChainMovedError extends Error {
+class ChainMovedError extends Error {
   override readonly name = 'ChainMovedError';
 }
 
 /** A block's header says it has logs (its bloom is not empty) and the node keeps answering none: retry later. */
-export class LogsNotReadyError extends Error {
+class LogsNotReadyError extends Error {
   override readonly name = 'LogsNotReadyError';
 }
 
@@ -242,7 +242,7 @@ function addLogs(
   }
 }
 
-export function toHeader(b: RpcBlock): BlockHeader {
+function toHeader(b: RpcBlock): BlockHeader {
   return {
     number: hexToNumber(b.number),
     hash: b.hash.toLowerCase() as `0x${string}`,
