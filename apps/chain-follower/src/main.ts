@@ -7,12 +7,13 @@ import {
 } from '@tributary/bus';
 import { createChainRegistry } from '@tributary/chains';
 import { createPool } from '@tributary/db';
-import { bootService, createOutageLog, serveOps } from '@tributary/runtime';
+import { bootService, createOutageLog, serveOps, createPoolGauges } from '@tributary/runtime';
 import { TOPICS } from '@tributary/schema';
 import { loadEnv } from './env.ts';
 import { createChainFollower } from './follow/createChainFollower.ts';
 import { createHeadWatcher } from './follow/createHeadWatcher.ts';
 import { createRpc } from './follow/createRpc.ts';
+import { createRpcMetrics } from './follow/createRpcMetrics.ts';
 import { createBlockPublisher } from './publish/createBlockPublisher.ts';
 
 // Composition root: one follower for CHAIN_ID.
@@ -38,6 +39,7 @@ const pool = createPool({
   max: env.DATABASE_POOL_SIZE,
   application: 'chain-follower',
 });
+createPoolGauges(metrics, pool);
 // kafkajs logs every failed connection of a broker restart: one outage line instead, ended by
 // the next publish that reaches the broker.
 const kafkaOutage = createOutageLog(logger, 'kafka');
@@ -60,6 +62,7 @@ const rpc = createRpc({
   timeoutMs: env.RPC_TIMEOUT_MS,
   requestsPerSecond: env.RPC_REQUESTS_PER_SECOND,
   logger,
+  onCall: createRpcMetrics(metrics),
 });
 const heads = createHeadWatcher({
   pollIntervalMs: env.POLL_INTERVAL_MS,

@@ -320,6 +320,8 @@ export function createChainFollower(deps: {
       logs: enriched.bodies.reduce((n, b) => n + b.logs.length, 0),
       head,
       mode: backfill ? 'backfill' : 'head',
+      lastTimestamp: Number(last.timestamp),
+      rangeBlocks: range.size(),
     });
   }
 

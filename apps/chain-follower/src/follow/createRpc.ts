@@ -23,6 +23,8 @@ export interface RpcOptions {
   /** How long a failed endpoint is passed over first (doubles while it keeps failing). */
   demoteMs?: number;
   logger?: Logger;
+  /** Each request made: its method, how long it took, and `ok` or the kind of its failure (metrics). */
+  onCall?: (method: string, seconds: number, outcome: string) => void;
 }
 
 /**
@@ -70,9 +72,11 @@ export function createRpc(opts: RpcOptions): Rpc {
       try {
         const result = await endpoint.request<T>(method, params);
         endpoint.succeeded();
+        opts.onCall?.(method, (Date.now() - sentAt) / 1000, 'ok');
         return result;
       } catch (err) {
         const why = classifyRpcError(err);
+        opts.onCall?.(method, (Date.now() - sentAt) / 1000, why.kind);
         if (why.kind === 'rate-limited') {
           // Not the endpoint's failure; a provider that keeps refusing is left to the caller's backoff.
           if (++rateLimited > 20) throw err;
