@@ -33,7 +33,7 @@ export async function createFollowerHarness(opts: {
   const settings = getTestSettings();
   const db = await createTestDatabase();
   const pool: Pool = createPool({ connectionString: db.url, max: 5 });
-  const logger = createLogger('pipeline-test', process.env['LOG_LEVEL'] ?? 'warn');
+  const logger = createLogger('pipeline-test', process.env['TEST_LOG_LEVEL'] ?? 'error');
   const kafka: Kafka = createKafka({ brokers: settings.kafkaBrokers, clientId: uniqueName('test') });
   const topic = `${uniqueName('t')}.${TOPICS.blocks}`;
   await ensureTopics(kafka, [{ topic }]);
