@@ -1,4 +1,5 @@
 import {
+  chainsEnv,
   databaseEnv,
   envBoolean,
   envInt,
@@ -33,9 +34,11 @@ export const envSchema = z.object({
     }),
   /** Calls per second per URL that the provider allows (0: no limit). */
   RPC_REQUESTS_PER_SECOND: envInt(0, 0),
+  ...chainsEnv,
   /** newHeads over WebSocket; polling when absent. */
   WS_URL: z.string().url().optional(),
-  POLL_INTERVAL_MS: envInt(1_000, 10),
+  /** Head polling without WS_URL; default: half the chain's block time, within 250..1000 ms (chainSettings). */
+  POLL_INTERVAL_MS: z.coerce.number().int().min(10).optional(),
   START_BLOCK: envInt(0, 0),
   /** Overrides the chain's confirmation depth (packages/chains). */
   CONFIRMATIONS: z.coerce.number().int().min(0).optional(),

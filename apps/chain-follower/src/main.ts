@@ -5,11 +5,11 @@ import {
   kafkaClientLogger,
   topicName,
 } from '@tributary/bus';
-import { createChainRegistry } from '@tributary/chains';
 import { createPool } from '@tributary/db';
 import { bootService, createOutageLog, serveOps, createPoolGauges } from '@tributary/runtime';
 import { TOPICS } from '@tributary/schema';
 import { loadEnv } from './env.ts';
+import { chainSettings } from './follow/chainSettings.ts';
 import { createChainFollower } from './follow/createChainFollower.ts';
 import { createHeadWatcher } from './follow/createHeadWatcher.ts';
 import { createRpc } from './follow/createRpc.ts';
@@ -25,12 +25,12 @@ const service = bootService({
 });
 const { logger, metrics, health, shutdown } = service;
 
-const chain = createChainRegistry().byId(env.CHAIN_ID);
-const confirmations = env.CONFIRMATIONS ?? chain?.confirmations ?? 12;
-if (!chain && env.CONFIRMATIONS === undefined) {
+const { chain, confirmations, pollIntervalMs } = chainSettings(env);
+const chainName = chain?.names[0] ?? null;
+if (!chain) {
   logger.warn(
-    { chainId: env.CHAIN_ID, confirmations },
-    'unknown chain: using the default confirmation depth',
+    { chainId: env.CHAIN_ID, confirmations, pollIntervalMs },
+    'chain not in the chain table nor EXTRA_CHAINS: the gateway will not resolve it; default depth and polling',
   );
 }
 
@@ -65,7 +65,7 @@ const rpc = createRpc({
   onCall: createRpcMetrics(metrics),
 });
 const heads = createHeadWatcher({
-  pollIntervalMs: env.POLL_INTERVAL_MS,
+  pollIntervalMs,
   ...(env.WS_URL ? { wsUrl: env.WS_URL } : {}),
   logger,
 });
@@ -133,4 +133,4 @@ shutdown.register('follower-drain', 'drain', () => running);
 shutdown.register('pg', 'close', () => pool.end());
 shutdown.register('kafka-producer', 'close', () => producer.disconnect());
 shutdown.register('heads', 'close', () => heads.close());
-logger.info({ chainId: env.CHAIN_ID, topic, confirmations }, 'ready');
+logger.info({ chainId: env.CHAIN_ID, chain: chainName, topic, confirmations, pollIntervalMs }, 'ready');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { databaseEnv, envInt, envPort, logEnv, parseEnv, redisEnv } from '@tributary/config';
+import { chainsEnv, databaseEnv, envInt, envPort, logEnv, parseEnv, redisEnv } from '@tributary/config';
 import { z } from 'zod';
 import { streamsEnv } from './streams/createStreamServices.ts';
 
@@ -21,8 +21,9 @@ export const envSchema = z
     CURSOR_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     /** Requests per second per API key; 0 turns rate limiting off. */
     RATE_LIMIT_PER_SECOND: envInt(25, 0),
-    /** Extra chains: "name:0xhex[:confirmations],...". */
-    EXTRA_CHAINS: z.string().default(''),
+    ...chainsEnv,
+    /** How long the chains the deployment follows (follower_checkpoints) are kept in process; 0: never. */
+    FOLLOWED_CHAINS_CACHE_MS: envInt(10_000, 0),
     BODY_LIMIT_BYTES: envInt(DEFAULT_BODY_LIMIT_BYTES, 1024),
     /** How long a verified API key is trusted before it is looked up again (revocation delay). */
     API_KEY_CACHE_MS: envInt(5_000, 0),

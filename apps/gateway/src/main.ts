@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createChainRegistry, parseExtraChains } from '@tributary/chains';
+import { createChainRegistry } from '@tributary/chains';
 import { createPool } from '@tributary/db';
 import { bootService, createPoolGauges } from '@tributary/runtime';
 import { Redis } from 'ioredis';
@@ -44,7 +44,7 @@ health.addCheck('redis', async () => {
   await redis.ping();
 });
 
-const chains = createChainRegistry(parseExtraChains(env.EXTRA_CHAINS));
+const chains = createChainRegistry(env.EXTRA_CHAINS);
 const streams = await createStreamServices({ env, pool, chains, cursorSecret: env.CURSOR_SECRET, logger });
 shutdown.register('stream-services', 'close', () => streams.close());
 
@@ -59,6 +59,7 @@ const app = createApp({
   rateLimit: { limit: env.RATE_LIMIT_PER_SECOND, windowMs: 1_000 },
   apiKeyCacheMs: env.API_KEY_CACHE_MS,
   tokenMetadataCacheMs: env.TOKEN_METADATA_CACHE_MS,
+  followedChainsCacheMs: env.FOLLOWED_CHAINS_CACHE_MS,
   transferCheckpointBlocks: env.TRANSFER_CHECKPOINT_BLOCKS,
   bodyLimitBytes: env.BODY_LIMIT_BYTES,
   mountStreams: (router) => mountStreamRoutes(router, streams.deps),

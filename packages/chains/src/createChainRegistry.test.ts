@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SPEC_CHAINS } from './chainTable.ts';
 import { createChainRegistry, parseExtraChains } from './createChainRegistry.ts';
 
 describe('chain registry', () => {
@@ -19,9 +20,50 @@ describe('chain registry', () => {
     expect(reg.resolve('0x999999')).toBeUndefined();
   });
 
+  it('carries a confirmation depth and a block time for each of the spec chains', () => {
+    expect(SPEC_CHAINS).toHaveLength(24); // 25 names: linea and linea sepolia share 0xe705
+    expect(SPEC_CHAINS.flatMap((c) => c.names)).toHaveLength(25);
+    for (const c of SPEC_CHAINS) {
+      expect(c.confirmations, c.names[0]).toBeGreaterThan(0);
+      expect(c.blockTimeMs, c.names[0]).toBeGreaterThanOrEqual(250);
+    }
+    expect(reg.resolve('eth')).toMatchObject({ confirmations: 12, blockTimeMs: 12_000 });
+    expect(reg.resolve('arbitrum')).toMatchObject({ confirmations: 18, blockTimeMs: 250 });
+  });
+
   it('adds operator chains', () => {
-    const r = createChainRegistry(parseExtraChains('mychain:0x539:4'));
-    expect(r.resolve('mychain')).toEqual({ names: ['mychain'], id: 1337, hex: '0x539', confirmations: 4 });
-    expect(() => parseExtraChains('bad')).toThrow(/EXTRA_CHAINS/);
+    const r = createChainRegistry(parseExtraChains('mychain:0x539:4, devnet2:0x7A6A:2:500 ,other:0x53a'));
+    expect(r.resolve('mychain')).toEqual({
+      names: ['mychain'],
+      id: 1337,
+      hex: '0x539',
+      confirmations: 4,
+      blockTimeMs: 2_000,
+    });
+    expect(r.resolve('0x7a6a')).toEqual({
+      names: ['devnet2'],
+      id: 31338,
+      hex: '0x7a6a',
+      confirmations: 2,
+      blockTimeMs: 500,
+    });
+    expect(r.byId(1338)).toMatchObject({ names: ['other'], confirmations: 12 });
+    expect(r.all()).toHaveLength(SPEC_CHAINS.length + 1 + 3);
+    for (const bad of ['bad', 'x:0x', 'x:0x1:-1', 'x:0x1:2:0', 'x:0x1:2:3:4', '0x5:0x5', 'x:0x1:two']) {
+      expect(() => parseExtraChains(bad), bad).toThrow(/EXTRA_CHAINS/);
+    }
+  });
+
+  it('lets an operator chain override a built-in one and keeps the built-in names', () => {
+    const r = createChainRegistry(parseExtraChains('mainnet:0x1:64:12000'));
+    expect(r.resolve('eth')).toEqual({
+      names: ['mainnet', 'eth'],
+      id: 1,
+      hex: '0x1',
+      confirmations: 64,
+      blockTimeMs: 12_000,
+    });
+    expect(r.resolve('mainnet')).toBe(r.resolve('0x1'));
+    expect(r.all()).toHaveLength(SPEC_CHAINS.length + 1);
   });
 });

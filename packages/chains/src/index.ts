@@ -1,4 +1,10 @@
-export { type Chain, DEVNET_CHAIN, SPEC_CHAINS } from './chainTable.ts';
+export {
+  type Chain,
+  DEFAULT_BLOCK_TIME_MS,
+  DEFAULT_CONFIRMATIONS,
+  DEVNET_CHAIN,
+  SPEC_CHAINS,
+} from './chainTable.ts';
 export {
   type ChainRegistry,
   createChainRegistry,

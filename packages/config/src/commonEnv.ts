@@ -1,3 +1,4 @@
+import { type Chain, parseExtraChains } from '@tributary/chains';
 import { z } from 'zod';
 import { envBoolean, envInt, envList, envPort } from './parseEnv.ts';
 
@@ -25,6 +26,24 @@ export const kafkaEnv = {
 export const rpcEnv = {
   RPC_URL: z.string().url().default('http://127.0.0.1:58545'),
   CHAIN_ID: z.coerce.number().int().positive().default(31337),
+};
+
+/**
+ * Chains beyond the spec's table, or new settings for one of its chains:
+ * "name:0xhex[:confirmations[:blockTimeMs]],...". Every service that resolves chains reads the same value.
+ */
+export const chainsEnv = {
+  EXTRA_CHAINS: z
+    .string()
+    .default('')
+    .transform((s, ctx): Chain[] => {
+      try {
+        return parseExtraChains(s);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
 };
 
 export const opsEnv = (defaultPort: number) => ({

@@ -1,5 +1,6 @@
 export { EnvError, envBoolean, envInt, envList, envPort, parseEnv } from './parseEnv.ts';
 export {
+  chainsEnv,
   databaseEnv,
   kafkaEnv,
   logEnv,

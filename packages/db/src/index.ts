@@ -119,6 +119,7 @@ export {
   markFollowerBlocksConfirmed,
   recordFollowerBlocks,
   rewindFollower,
+  listFollowedChainIds,
 } from './chain/followerState.ts';
 export { type KnownToken, findKnownAddressKinds, findKnownTokens } from './chain/knownChainEntities.ts';
 export { type StreamToken, findStreamTokens } from './streams/streamTokens.ts';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthedAccount } from '../auth/createAuthenticate.ts';
 import { BadRequestError, NotFoundError, ValidationError } from '../errors/apiErrors.ts';
 import { sendJson } from '../json/sendJson.ts';
-import { addr } from '../testing/chainFixtures.ts';
+import { addr, followChains } from '../testing/chainFixtures.ts';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
 
 const TRANSFERS = `/api/v2.2/${addr('w')}/erc20/transfers`;
@@ -42,6 +42,7 @@ beforeAll(async () => {
       });
     },
   });
+  await followChains(gw.db.pool, [1]);
 });
 
 afterAll(async () => {
@@ -183,6 +184,7 @@ describe('rate limit', () => {
   it('answers 429 with Retry-After once a key spends its window', async () => {
     const limited = await startTestGateway({ rateLimit: { limit: 2, windowMs: 60_000 } });
     try {
+      await followChains(limited.db.pool, [1]);
       expect((await limited.request(TRANSFERS)).status).toBe(200);
       expect((await limited.request(TRANSFERS)).status).toBe(200);
       const res = await limited.request(TRANSFERS);

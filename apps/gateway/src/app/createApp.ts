@@ -10,6 +10,7 @@ import { createAuthenticate } from '../auth/createAuthenticate.ts';
 import { createRateLimit } from '../auth/createRateLimit.ts';
 import { createCursorCodec } from '../cursor/createCursorCodec.ts';
 import { createDataRouter } from '../data/createDataRouter.ts';
+import { createFollowedChains } from '../data/createFollowedChains.ts';
 import { createTokenMetadataCache } from '../data/createTokenMetadataCache.ts';
 import { createErrorHandler, notFoundHandler } from '../errors/errorHandler.ts';
 import { createDocsRouter } from '../openapi/createDocsRouter.ts';
@@ -32,6 +33,8 @@ export interface AppDeps {
   rateLimit: { limit: number; windowMs: number; keyPrefix?: string };
   /** How long a verified key is trusted without a lookup (default 5 s). */
   apiKeyCacheMs?: number;
+  /** How long the set of followed chains (follower_checkpoints) is kept in process (default 10 s; 0: never). */
+  followedChainsCacheMs?: number;
   /** How long token metadata of transfer records is kept in process (default 60 s; 0: never). */
   tokenMetadataCacheMs?: number;
   /**
@@ -103,6 +106,11 @@ export function createApp(deps: AppDeps): Express {
     createDataRouter({
       pool: deps.pool,
       chains: deps.chains,
+      followedChains: createFollowedChains({
+        pool: deps.pool,
+        cacheMs: deps.followedChainsCacheMs ?? 10_000,
+        logger: deps.logger,
+      }),
       cursors,
       tokenMetadata,
       transferCheckpointBlocks: deps.transferCheckpointBlocks ?? 256,

@@ -8,6 +8,7 @@ import {
   insertBlocks,
   insertLogs,
   txHash,
+  followChains,
 } from '../testing/chainFixtures.ts';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
 
@@ -32,6 +33,7 @@ const numbers = (body: { result: Array<Record<string, unknown>> }) =>
 
 beforeAll(async () => {
   gw = await startTestGateway();
+  await followChains(gw.db.pool, [CHAIN]);
   await insertBlocks(gw.db.pool, CHAIN, [200, 201, 202, 203, 204]);
   await insertLogs(gw.db.pool, [
     {

@@ -25,6 +25,7 @@ export function contractLogsRoute(deps: DataDeps) {
     const address = parsePathParams(contractPathParams, req.params).address.toLowerCase();
     const q = parseQuery(contractLogsQuery, req.query as Query);
     const chain = parseChain(deps.chains, q.chain);
+    await deps.followedChains.assertFollowed(chain);
     const topic0 = q.topic0.toLowerCase();
     const blockNumber = parseBlock('block_number', q.block_number);
     const fromBlockParam = parseBlock('from_block', q.from_block);

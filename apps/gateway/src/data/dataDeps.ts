@@ -2,11 +2,14 @@ import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
 import { z } from 'zod';
 import type { CursorCodec } from '../cursor/createCursorCodec.ts';
+import type { FollowedChains } from './createFollowedChains.ts';
 import type { TokenMetadataCache } from './createTokenMetadataCache.ts';
 
 export interface DataDeps {
   pool: Pool;
   chains: ChainRegistry;
+  /** A known chain that no follower of this deployment follows is a 400, not an empty page. */
+  followedChains: FollowedChains;
   cursors: CursorCodec;
   tokenMetadata: TokenMetadataCache;
   /** Spacing of the wallet-transfer checkpoints behind range totals (walletRangeTotal). */

@@ -11,6 +11,7 @@ import {
   insertTransfers,
   setBalance,
   txHash,
+  followChains,
 } from '../testing/chainFixtures.ts';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
 
@@ -28,6 +29,7 @@ let gw: TestGateway;
 
 beforeAll(async () => {
   gw = await startTestGateway();
+  await followChains(gw.db.pool, [CHAIN]);
   const pool = gw.db.pool;
   await insertBlocks(pool, CHAIN, [10, 11, 12]);
   await insertToken(pool, {

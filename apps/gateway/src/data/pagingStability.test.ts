@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addr, insertBlocks, insertLogs, insertTransfers, TRANSFER_TOPIC } from '../testing/chainFixtures.ts';
+import {
+  addr,
+  insertBlocks,
+  insertLogs,
+  insertTransfers,
+  TRANSFER_TOPIC,
+  followChains,
+} from '../testing/chainFixtures.ts';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
 
 const CHAIN = 1;
@@ -63,6 +70,7 @@ async function walk(path: string) {
 
 beforeAll(async () => {
   gw = await startTestGateway();
+  await followChains(gw.db.pool, [CHAIN]);
   for (let i = 0; i < 5; i++) await appendBlock(); // blocks 1..5: 10 transfers, 10 logs
 });
 

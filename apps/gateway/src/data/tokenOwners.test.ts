@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addr, insertToken, setAddressKind, setBalance, setLabel } from '../testing/chainFixtures.ts';
+import {
+  addr,
+  insertToken,
+  setAddressKind,
+  setBalance,
+  setLabel,
+  followChains,
+} from '../testing/chainFixtures.ts';
 import { formatUnits } from './formatUnits.ts';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
 
@@ -20,6 +27,7 @@ async function get(path: string) {
 
 beforeAll(async () => {
   gw = await startTestGateway();
+  await followChains(gw.db.pool, [CHAIN]);
   const pool = gw.db.pool;
   await insertToken(pool, {
     chainId: CHAIN,

@@ -29,6 +29,7 @@ export function tokenOwnersRoute(deps: DataDeps) {
     const token = parsePathParams(tokenPathParams, req.params).token_address.toLowerCase();
     const q = parseQuery(tokenOwnersQuery, req.query as Query);
     const chain = parseChain(deps.chains, q.chain);
+    await deps.followedChains.assertFollowed(chain);
     const limit = parseLimit(q.limit);
     const order = parseOrder(q.order);
     const cursorParam = q.cursor;

@@ -7,7 +7,7 @@ import {
   removeChainBlock,
 } from '@tributary/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addr, hash32 } from '../testing/chainFixtures.ts';
+import { addr, hash32, followChains } from '../testing/chainFixtures.ts';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
 
 // `total` comes from the per-(owner, token) counts the projector keeps (no lower block bound), from
@@ -85,6 +85,7 @@ async function inTransaction(fn: (client: PoolClient) => Promise<unknown>) {
 
 beforeAll(async () => {
   gw = await startTestGateway({ transferCheckpointBlocks: CHECKPOINT_BLOCKS });
+  await followChains(gw.db.pool, [CHAIN]);
   await inTransaction((c) => projectChainSegment(c, segment(1, 20)));
   await inTransaction((c) => projectChainSegment(c, segment(21, HEAD)));
 });

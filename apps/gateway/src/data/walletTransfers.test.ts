@@ -8,6 +8,7 @@ import {
   insertTransfers,
   setLabel,
   txHash,
+  followChains,
 } from '../testing/chainFixtures.ts';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
 
@@ -33,6 +34,7 @@ async function get(path: string) {
 
 beforeAll(async () => {
   gw = await startTestGateway();
+  await followChains(gw.db.pool, [CHAIN, 0x89]);
   const pool = gw.db.pool;
   await insertBlocks(pool, CHAIN, [100, 101, 102, 103, 104, 105]);
   await insertToken(pool, {

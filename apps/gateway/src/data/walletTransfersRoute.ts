@@ -35,6 +35,7 @@ export function walletTransfersRoute(deps: DataDeps) {
     const wallet = parsePathParams(walletPathParams, req.params).address.toLowerCase();
     const q = parseQuery(walletTransfersQuery, req.query as Query);
     const chain = parseChain(deps.chains, q.chain);
+    await deps.followedChains.assertFollowed(chain);
     const contracts = [...new Set((q.contract_addresses ?? []).map((a) => a.toLowerCase()))].sort();
     const fromBlock = parseBlock('from_block', q.from_block);
     const toBlock = parseBlock('to_block', q.to_block);

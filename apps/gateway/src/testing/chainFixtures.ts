@@ -179,3 +179,17 @@ export async function setAddressKind(pool: Pool, chainId: number, address: strin
     isContract,
   ]);
 }
+
+/**
+ * Registers chains as followed by this deployment, as a follower's first checkpoint does: the
+ * data interface answers 400 for any other chain.
+ */
+export async function followChains(pool: Pool, chainIds: readonly number[]): Promise<void> {
+  for (const chainId of chainIds) {
+    await pool.query(
+      `INSERT INTO follower_checkpoints (chain_id, block_number, block_hash) VALUES ($1, 0, $2)
+       ON CONFLICT (chain_id) DO NOTHING`,
+      [chainId, hexToBytes(blockHash(chainId, 0))],
+    );
+  }
+}

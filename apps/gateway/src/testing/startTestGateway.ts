@@ -32,7 +32,12 @@ export async function startTestGateway(
   overrides: Partial<
     Pick<
       AppDeps,
-      'rateLimit' | 'apiKeyCacheMs' | 'bodyLimitBytes' | 'mountStreams' | 'transferCheckpointBlocks'
+      | 'rateLimit'
+      | 'apiKeyCacheMs'
+      | 'bodyLimitBytes'
+      | 'mountStreams'
+      | 'transferCheckpointBlocks'
+      | 'followedChainsCacheMs'
     > & { streams: boolean }
   > = {},
 ): Promise<TestGateway> {
@@ -53,6 +58,8 @@ export async function startTestGateway(
     bodyLimitBytes: overrides.bodyLimitBytes,
     mountStreams: streams?.mount ?? overrides.mountStreams,
     transferCheckpointBlocks: overrides.transferCheckpointBlocks,
+    // Tests register followed chains as they go (followChain): read them on every request.
+    followedChainsCacheMs: overrides.followedChainsCacheMs ?? 0,
   });
   const server: Server = await new Promise((resolve) => {
     // A short request timeout: a request whose body never arrives whole gets its 408 in tests.

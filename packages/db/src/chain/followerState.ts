@@ -121,3 +121,11 @@ export async function rewindFollower(pool: Pool, chainId: number, fork: { number
     );
   });
 }
+
+/** Chains a follower has checkpointed: the chains this deployment follows (and has data of). */
+export async function listFollowedChainIds(pool: Pool): Promise<number[]> {
+  const res = await pool.query<{ chain_id: string }>(
+    'SELECT chain_id FROM follower_checkpoints ORDER BY chain_id',
+  );
+  return res.rows.map((r) => Number(r.chain_id));
+}
