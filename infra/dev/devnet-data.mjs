@@ -1,10 +1,13 @@
-// For `npm start`: is the devnet that anvil serves the chain PostgreSQL indexed? Compares block 0's
-// hash with the genesis hash the follower stored with its checkpoint (a checkpoint stored before that
-// column existed: its block's hash). When the devnet is new (anvil started without its state file, or
-// from another one), the indexed data is of a chain that no longer exists: this drops and recreates
-// the database and deletes the Kafka topics and the consumer groups that read them, so that every
-// service starts over on the new chain. Redis' webhook queue is cleared by the caller (redis-cli).
-//   DATABASE_URL KAFKA_BROKERS RPC_URL [CHAIN_ID] [KAFKA_TOPIC_PREFIX] node infra/dev/devnet-data.mjs
+// For `npm start`: are the devnets that anvil serves the chains PostgreSQL indexed? For each devnet,
+// compares block 0's hash with the genesis hash its follower stored with its checkpoint (a checkpoint
+// stored before that column existed: its block's hash). When any devnet is new (an anvil started
+// without its state file, or from another one), the indexed data is partly of a chain that no longer
+// exists, and Kafka's block topic and the consumers' offsets interleave it with the others: this drops
+// and recreates the database and deletes the Kafka topics and the consumer groups that read them, so
+// that every service starts over (the devnets that were kept are followed again from their first block).
+// Redis' webhook queue is cleared by the caller (redis-cli).
+//   DATABASE_URL KAFKA_BROKERS DEVNETS=chainId=url,... [KAFKA_TOPIC_PREFIX] node infra/dev/devnet-data.mjs
+//   (without DEVNETS: the one devnet CHAIN_ID (31337) at RPC_URL)
 // Says what it found on stderr; prints `kept`, `fresh` (nothing indexed yet) or `reset` on stdout.
 import { createRequire } from 'node:module';
 
@@ -19,15 +22,20 @@ const env = (name, fallback) => {
   return value;
 };
 const databaseUrl = env('DATABASE_URL');
-const rpcUrl = env('RPC_URL');
 const brokers = env('KAFKA_BROKERS').split(',');
-const chainId = Number(env('CHAIN_ID', '31337'));
+const devnets = (process.env.DEVNETS || `${env('CHAIN_ID', '31337')}=${env('RPC_URL')}`)
+  .split(',')
+  .map((entry) => {
+    const m = /^(\d+)=(\S+)$/.exec(entry.trim());
+    if (!m) throw new Error(`DEVNETS entry "${entry}" is not chainId=url`);
+    return { chainId: Number(m[1]), rpcUrl: m[2] };
+  });
 const prefix = env('KAFKA_TOPIC_PREFIX', '');
 // As packages/schema's TOPICS.
 const topics = [`${prefix}evm.blocks.v1`, `${prefix}streams.changes.v1`];
 const say = (line) => process.stderr.write(`[start] ${line}\n`);
 
-async function blockHash(number) {
+async function blockHash(rpcUrl, number) {
   const res = await fetch(rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -43,7 +51,7 @@ async function blockHash(number) {
   return body.result?.hash ?? null;
 }
 
-async function indexedChain() {
+async function indexedChain(chainId) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -96,30 +104,38 @@ async function resetKafka() {
   }
 }
 
-const genesis = await blockHash(0);
-if (!genesis) throw new Error(`${rpcUrl} returned no genesis block`);
-const indexed = await indexedChain();
-let same = null;
-if (!indexed) {
-  say(`devnet: nothing indexed yet; following the devnet (genesis ${genesis}) from its first block`);
-  console.log('fresh');
-} else {
-  same = indexed.genesis_hash
-    ? indexed.genesis_hash === genesis
-    : (await blockHash(Number(indexed.block_number))) === indexed.block_hash;
-  if (same) {
-    say(`devnet: kept (genesis ${genesis}); the indexed data continues from block ${indexed.block_number}`);
-    console.log('kept');
-  } else {
-    const was = indexed.genesis_hash ? `the chain with genesis ${indexed.genesis_hash}` : 'another chain';
-    say(
-      `devnet: new (genesis ${genesis}; PostgreSQL held ${was}, up to block ${indexed.block_number}): starting the data afresh`,
-    );
-    await recreateDatabase();
-    const kafka = await resetKafka();
-    say(
-      `devnet: database recreated; Kafka topics deleted: ${kafka.topics.join(', ') || 'none'}; consumer groups deleted: ${kafka.groups.join(', ') || 'none'}`,
-    );
-    console.log('reset');
+/** `kept`, `fresh` or `new` for one devnet, said on stderr. */
+async function compare({ chainId, rpcUrl }) {
+  const name = `devnet ${chainId}`;
+  const genesis = await blockHash(rpcUrl, 0);
+  if (!genesis) throw new Error(`${rpcUrl} returned no genesis block`);
+  const indexed = await indexedChain(chainId);
+  if (!indexed) {
+    say(`${name}: nothing indexed yet; following it (genesis ${genesis}) from its first block`);
+    return 'fresh';
   }
+  const same = indexed.genesis_hash
+    ? indexed.genesis_hash === genesis
+    : (await blockHash(rpcUrl, Number(indexed.block_number))) === indexed.block_hash;
+  if (same) {
+    say(`${name}: kept (genesis ${genesis}); the indexed data continues from block ${indexed.block_number}`);
+    return 'kept';
+  }
+  const was = indexed.genesis_hash ? `the chain with genesis ${indexed.genesis_hash}` : 'another chain';
+  say(`${name}: new (genesis ${genesis}; PostgreSQL held ${was}, up to block ${indexed.block_number})`);
+  return 'new';
+}
+
+const found = [];
+for (const devnet of devnets) found.push(await compare(devnet));
+if (found.includes('new')) {
+  say('devnet: starting the data of every devnet afresh');
+  await recreateDatabase();
+  const kafka = await resetKafka();
+  say(
+    `devnet: database recreated; Kafka topics deleted: ${kafka.topics.join(', ') || 'none'}; consumer groups deleted: ${kafka.groups.join(', ') || 'none'}`,
+  );
+  console.log('reset');
+} else {
+  console.log(found.includes('kept') ? 'kept' : 'fresh');
 }

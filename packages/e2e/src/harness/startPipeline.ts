@@ -44,6 +44,11 @@ export async function startPipeline(opts: {
   apps: AppName[];
   env?: Partial<Record<AppName, Record<string, string>>>;
   anvil?: StartedAnvil;
+  /**
+   * More chains, each followed by one more chain-follower (started with the apps, with the
+   * chain-follower's settings): the caller owns their nodes.
+   */
+  moreChains?: { chainId: number; rpcUrl: string }[];
 }): Promise<Pipeline> {
   const settings = getTestSettings();
   const anvil = opts.anvil ?? (await startAnvil());
@@ -108,6 +113,19 @@ export async function startPipeline(opts: {
 
   const running = new Map<AppName, RunningService>();
   const logFile = (app: AppName) => join(logDir, `${app}.log`);
+  const moreFollowers: RunningService[] = [];
+  const startMoreFollower = async ({ chainId, rpcUrl }: { chainId: number; rpcUrl: string }) => {
+    const port = await freePort();
+    const env = { ...common, ...perApp['chain-follower'], ...opts.env?.['chain-follower'] };
+    moreFollowers.push(
+      await startService({
+        app: 'chain-follower',
+        port,
+        env: { ...env, CHAIN_ID: String(chainId), RPC_URL: rpcUrl, OPS_PORT: String(port) },
+        logFile: join(logDir, `chain-follower-${chainId}.log`),
+      }),
+    );
+  };
   const start = async (app: AppName, extraEnv: Record<string, string> = {}) => {
     const service = await startService({
       app,
@@ -127,13 +145,19 @@ export async function startPipeline(opts: {
   };
 
   const close = async () => {
-    await Promise.allSettled([...running.keys()].map((app) => end(app, 'stop')));
+    await Promise.allSettled([
+      ...[...running.keys()].map((app) => end(app, 'stop')),
+      ...moreFollowers.map((f) => f.stop()),
+    ]);
     await pool.end().catch(() => {});
     await db.drop().catch(() => {});
     if (!opts.anvil) await anvil.stop();
   };
   try {
-    await Promise.all(opts.apps.map((app) => start(app)));
+    await Promise.all([
+      ...opts.apps.map((app) => start(app)),
+      ...(opts.moreChains ?? []).map(startMoreFollower),
+    ]);
   } catch (error) {
     await close();
     throw error;
@@ -151,7 +175,11 @@ export async function startPipeline(opts: {
     kill: (app) => end(app, 'kill'),
     running: (app) => running.get(app),
     diagnostics: () =>
-      [`service logs in ${logDir}`, ...apps.map((app) => `--- ${app}\n${tail(logFile(app), 25)}`)].join('\n'),
+      [
+        `service logs in ${logDir}`,
+        ...apps.map((app) => `--- ${app}\n${tail(logFile(app), 25)}`),
+        ...moreFollowers.map((f) => `--- ${f.logFile}\n${tail(f.logFile, 25)}`),
+      ].join('\n'),
     close,
   };
 }
