@@ -264,6 +264,24 @@ function sameParams(a: SeedParams, b: SeedParams): boolean {
   return Object.keys(a).length === keys.length && keys.every((k) => a[k] === b[k]);
 }
 
+/**
+ * The gateway serves only chains a follower has checkpointed: the seeded chain gets a checkpoint at
+ * its last block, as a follower's would be (idempotent: reused databases seeded before this get it too).
+ */
+async function markChainFollowed(benchUrl: string): Promise<void> {
+  const db = await connect(benchUrl);
+  try {
+    await db.query(
+      `INSERT INTO follower_checkpoints (chain_id, block_number, block_hash)
+       SELECT chain_id, number, hash FROM blocks WHERE chain_id = $1 ORDER BY number DESC LIMIT 1
+       ON CONFLICT (chain_id) DO NOTHING`,
+      [CHAIN_ID],
+    );
+  } finally {
+    await db.end();
+  }
+}
+
 export async function seedDataset(baseUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const params = seedParams(env);
   const name = benchDatabaseName(env);
@@ -285,6 +303,7 @@ export async function seedDataset(baseUrl: string, env: NodeJS.ProcessEnv = proc
         await db.end();
       }
     }
+    await markChainFollowed(benchUrl);
     return benchUrl;
   }
   const admin = await connect(baseUrl);
@@ -312,6 +331,7 @@ export async function seedDataset(baseUrl: string, env: NodeJS.ProcessEnv = proc
   } finally {
     await db.end();
   }
+  await markChainFollowed(benchUrl);
   return benchUrl;
 }
 

@@ -13,6 +13,7 @@ function summarise(body: string): Record<string, unknown> {
     return {
       streamId: b.streamId,
       tag: b.tag,
+      chainId: b.chainId,
       block: b.block?.number,
       confirmed: b.confirmed,
       logs: b.logs?.length,

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addr } from '../testing/chainFixtures.ts';
+import { addr, followChains } from '../testing/chainFixtures.ts';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
 
 const run = promisify(execFile);
@@ -25,6 +25,7 @@ async function keys(...args: string[]): Promise<{ code: number; out: string }> {
 
 beforeAll(async () => {
   gw = await startTestGateway();
+  await followChains(gw.db.pool, [1]);
 });
 
 afterAll(async () => {

@@ -6,6 +6,8 @@ import { BadRequestError } from '../errors/apiErrors.ts';
 export interface FollowedChains {
   /** Throws BadRequestError (400) naming the chain when no follower of this deployment follows it. */
   assertFollowed(chain: Chain): Promise<void>;
+  /** Those of `chainIds` that no follower of this deployment follows. */
+  unfollowed(chainIds: readonly number[]): Promise<number[]>;
 }
 
 /** "0x1 (eth)": how answers name a chain. */
@@ -54,6 +56,10 @@ export function createFollowedChains(opts: {
     async assertFollowed(chain) {
       if ((await followedIds()).has(chain.id)) return;
       throw new BadRequestError(`chain ${describeChain(chain)} is not followed by this deployment`);
+    },
+    async unfollowed(chainIds) {
+      const ids = await followedIds();
+      return chainIds.filter((id) => !ids.has(id));
     },
   };
 }

@@ -7,6 +7,7 @@ import { Queue } from 'bullmq';
 import { Partitioners } from 'kafkajs';
 import { createOutageLog, retryUntilDone } from '@tributary/runtime';
 import type { Logger } from 'pino';
+import { createFollowedChains } from '../data/createFollowedChains.ts';
 import { createCursorCodec } from '../cursor/createCursorCodec.ts';
 import type { StreamRouteDeps } from './streamDeps.ts';
 
@@ -29,6 +30,7 @@ export async function createStreamServices(opts: {
     WEBHOOK_QUEUE_PREFIX: string;
     ALLOW_PRIVATE_WEBHOOK_URLS: boolean;
     TEST_WEBHOOK_TIMEOUT_MS: number;
+    FOLLOWED_CHAINS_CACHE_MS?: number;
   };
   pool: Pool;
   chains: ChainRegistry;
@@ -67,6 +69,11 @@ export async function createStreamServices(opts: {
     deps: {
       pool: opts.pool,
       chains: opts.chains,
+      followedChains: createFollowedChains({
+        pool: opts.pool,
+        cacheMs: env.FOLLOWED_CHAINS_CACHE_MS ?? 10_000,
+        logger: opts.logger,
+      }),
       cursors: createCursorCodec(opts.cursorSecret),
       publishChange: async (change) => {
         await connected;

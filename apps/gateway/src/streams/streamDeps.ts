@@ -5,11 +5,14 @@ import type { Queue } from 'bullmq';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { CursorCodec } from '../cursor/createCursorCodec.ts';
+import type { FollowedChains } from '../data/createFollowedChains.ts';
 import { NotFoundError } from '../errors/apiErrors.ts';
 
 export interface StreamRouteDeps {
   pool: Pool;
   chains: ChainRegistry;
+  /** A stream on a chain that is not followed is accepted (as the hosted service does) and logged. */
+  followedChains: FollowedChains;
   cursors: CursorCodec;
   /** Tells every stream-matcher instance to reload a stream (Kafka `streams.changes.v1`). */
   publishChange: (change: StreamChange) => Promise<void>;

@@ -43,6 +43,23 @@ function validate(deps: StreamRouteDeps, body: unknown) {
   return result.config;
 }
 
+/**
+ * The hosted service accepts a stream on any chain it supports; so does this deployment, and says in
+ * its log when the stream names a chain that no follower follows (its webhooks start once one does).
+ */
+async function warnUnfollowed(deps: StreamRouteDeps, streamId: string, chainIds: readonly string[]) {
+  try {
+    const ids = await deps.followedChains.unfollowed(chainIds.map((c) => Number.parseInt(c, 16)));
+    if (ids.length === 0) return;
+    deps.logger.warn(
+      { streamId, chainIds: ids.map((id) => `0x${id.toString(16)}`) },
+      'stream on chains this deployment does not follow: no webhooks for them until a follower follows them',
+    );
+  } catch (err) {
+    deps.logger.warn({ err, streamId }, 'could not tell whether the stream chains are followed');
+  }
+}
+
 async function secretOf(deps: StreamRouteDeps, accountId: string, fallback: string): Promise<string> {
   return (await getWebhookSecret(deps.pool, accountId)) ?? fallback;
 }
@@ -60,6 +77,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
       chainIds: config.chainIds.map((c) => Number.parseInt(c, 16)),
     });
     await deps.publishChange(streamChangeOf(row.id, 'upsert'));
+    await warnUnfollowed(deps, row.id, config.chainIds);
     sendJson(res, 200, formatStream(row));
   });
 
@@ -114,6 +132,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     );
     if (!row) throw new NotFoundError('Stream not found');
     await deps.publishChange(streamChangeOf(id, 'upsert'));
+    await warnUnfollowed(deps, id, config.chainIds);
     sendJson(res, 200, formatStream(row));
   });
 

@@ -3,6 +3,7 @@ import { createChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
 import { createLogger } from '@tributary/runtime';
 import type { Router } from 'express';
+import type { Logger } from 'pino';
 import { createStreamServices } from '../streams/createStreamServices.ts';
 import { mountStreamRoutes } from '../streams/mountStreamRoutes.ts';
 
@@ -17,7 +18,11 @@ export interface TestStreamServices {
  * The real stream interface over a test database: a Kafka producer on a topic prefix and a
  * delivery queue on a Redis prefix of its own, loopback webhook URLs allowed (test receivers).
  */
-export async function createTestStreamServices(pool: Pool, redisUrl: string): Promise<TestStreamServices> {
+export async function createTestStreamServices(
+  pool: Pool,
+  redisUrl: string,
+  logger: Logger = createLogger('gateway-test', process.env['LOG_LEVEL'] ?? 'silent'),
+): Promise<TestStreamServices> {
   const unique = `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
   const services = await createStreamServices({
     env: {
@@ -28,11 +33,12 @@ export async function createTestStreamServices(pool: Pool, redisUrl: string): Pr
       WEBHOOK_QUEUE_PREFIX: `q-${unique}`,
       ALLOW_PRIVATE_WEBHOOK_URLS: true,
       TEST_WEBHOOK_TIMEOUT_MS: 2_000,
+      FOLLOWED_CHAINS_CACHE_MS: 0,
     },
     pool,
     chains: createChainRegistry(),
     cursorSecret: 'test-cursor-secret-0123456789',
-    logger: createLogger('gateway-test', process.env['LOG_LEVEL'] ?? 'silent'),
+    logger,
   });
   return {
     mount: (router) => mountStreamRoutes(router, services.deps),

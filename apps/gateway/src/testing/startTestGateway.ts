@@ -6,6 +6,7 @@ import { type CreatedApiKey, createAccountWithKey } from '@tributary/db';
 import { createHealth, createLogger, createMetrics } from '@tributary/runtime';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { type AppDeps, createApp } from '../app/createApp.ts';
 import { createHttpServer } from '../app/createHttpServer.ts';
 import { createTestStreamServices } from './createTestStreamServices.ts';
@@ -38,17 +39,20 @@ export async function startTestGateway(
       | 'mountStreams'
       | 'transferCheckpointBlocks'
       | 'followedChainsCacheMs'
-    > & { streams: boolean }
+    > & { streams: boolean; logger: Logger }
   > = {},
 ): Promise<TestGateway> {
   const db = await createTestDatabase();
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: false });
-  const streams = overrides.streams ? await createTestStreamServices(db.pool, TEST_REDIS_URL) : undefined;
+  const logger = overrides.logger ?? createLogger('gateway-test', process.env['LOG_LEVEL'] ?? 'silent');
+  const streams = overrides.streams
+    ? await createTestStreamServices(db.pool, TEST_REDIS_URL, logger)
+    : undefined;
   const prefix = `test:gw:${randomBytes(6).toString('hex')}:`;
   const app = createApp({
     pool: db.pool,
     redis,
-    logger: createLogger('gateway-test', process.env['LOG_LEVEL'] ?? 'silent'),
+    logger,
     metrics: createMetrics('gateway-test'),
     health: createHealth(),
     chains: createChainRegistry(),
