@@ -21,7 +21,8 @@ export function addressParam(description: string) {
 
 /** `chain` by name or hex id (resolved against the chain table by the handler); default eth. */
 export const chainParam = singleParam('chain').meta({
-  description: 'Chain by name or hex id (eth, 0x1, polygon, ...); eth when absent',
+  description:
+    'Chain by name or hex id (eth, 0x1, polygon, ...); eth when absent. A known chain that this deployment does not follow answers 400',
   example: 'eth',
 });
 

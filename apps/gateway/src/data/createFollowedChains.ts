@@ -11,7 +11,7 @@ export interface FollowedChains {
 }
 
 /** "0x1 (eth)": how answers name a chain. */
-export function describeChain(chain: Chain): string {
+function describeChain(chain: Chain): string {
   return `${chain.hex} (${chain.names.join(', ')})`;
 }
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   TRANSFER_TOPIC,
   addr,
+  followChains,
   insertBlocks,
   insertLogs,
   insertToken,
@@ -67,6 +68,7 @@ beforeAll(async () => {
   gw = await startTestGateway({ streams: true });
   receiver = await startTestReceiver();
   const pool = gw.db.pool;
+  await followChains(pool, [1]);
   await insertBlocks(pool, 1, [1, 2, 3]);
   await insertToken(pool, {
     chainId: 1,
