@@ -121,12 +121,23 @@ export function createBlockFetcher(deps: {
     if (!tracesSupported) return null;
     if (block.transactions.length === 0) return [];
     try {
-      const traces = await rpc.call<{ txHash?: string; result: RpcCallFrame }[]>('debug_traceBlockByNumber', [
-        block.number,
-        { tracer: 'callTracer' },
-      ]);
+      const traces = await rpc.call<{ txHash?: string; result?: RpcCallFrame; error?: string }[]>(
+        'debug_traceBlockByNumber',
+        [block.number, { tracer: 'callTracer' }],
+      );
+      // A node may answer an error in place of a transaction's trace: anvil cannot trace the blocks it
+      // loaded from its state file ("Resource not found"). Asking again gets the same answer, so the
+      // block's internal transactions are unknown (null), not absent, and following goes on.
+      const untraced = traces.filter((t) => t.result === undefined);
+      if (untraced.length > 0) {
+        logger.warn(
+          { block: hexToNumber(block.number), untraced: untraced.length, error: untraced[0]?.error ?? null },
+          'the node could not trace transactions of the block: its internal transactions are unknown',
+        );
+        return null;
+      }
       const txs = block.transactions as RpcTransaction[];
-      return traces.flatMap((t, i) => flattenCalls(t.txHash ?? txs[i]?.hash ?? '', t.result));
+      return traces.flatMap((t, i) => flattenCalls(t.txHash ?? txs[i]?.hash ?? '', t.result!));
     } catch (err) {
       if (classifyRpcError(err).kind !== 'unsupported') throw err;
       tracesSupported = false;
