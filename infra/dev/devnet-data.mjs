@@ -1,10 +1,14 @@
 // For `npm start`: are the devnets that anvil serves the chains PostgreSQL indexed? For each devnet,
 // compares block 0's hash with the genesis hash its follower stored with its checkpoint (a checkpoint
-// stored before that column existed: its block's hash). When any devnet is new (an anvil started
-// without its state file, or from another one), the indexed data is partly of a chain that no longer
-// exists, and Kafka's block topic and the consumers' offsets interleave it with the others: this drops
-// and recreates the database and deletes the Kafka topics and the consumer groups that read them, so
-// that every service starts over (the devnets that were kept are followed again from their first block).
+// stored before that column existed: its block's hash). When a devnet is new (an anvil started without
+// its state file, or from another one), the indexed data of its chain id belongs to a chain that no
+// longer exists:
+// - no devnet kept: drops and recreates the database and deletes the Kafka topics and the consumer
+//   groups that read them, so that every service starts over;
+// - another devnet kept: deletes the new devnets' rows only (every table keyed by chain_id, their
+//   deliveries, their start blocks in the streams). A kept devnet cannot be followed again from its
+//   first block: anvil keeps no historical state for the blocks it loaded from its state file. Kafka's
+//   block topic stays (its consumers have committed past the old chain's events).
 // Redis' webhook queue is cleared by the caller (redis-cli).
 //   DATABASE_URL KAFKA_BROKERS DEVNETS=chainId=url,... [KAFKA_TOPIC_PREFIX] node infra/dev/devnet-data.mjs
 //   (without DEVNETS: the one devnet CHAIN_ID (31337) at RPC_URL)
@@ -126,9 +130,44 @@ async function compare({ chainId, rpcUrl }) {
   return 'new';
 }
 
+/** Deletes what PostgreSQL holds of the given chains (their follower state, query tables, deliveries). */
+async function forgetChains(chainIds) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT table_name FROM information_schema.columns
+       WHERE table_schema = current_schema() AND column_name = 'chain_id' ORDER BY table_name`,
+    );
+    await client.query('BEGIN');
+    for (const { table_name: table } of rows) {
+      await client.query(`DELETE FROM "${table.replaceAll('"', '""')}" WHERE chain_id = ANY($1::bigint[])`, [
+        chainIds,
+      ]);
+    }
+    for (const id of chainIds) {
+      await client.query('UPDATE streams SET start_blocks = start_blocks - $1::text', [String(id)]);
+    }
+    await client.query('COMMIT');
+    return rows.map((r) => r.table_name);
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    await client.end();
+  }
+}
+
 const found = [];
 for (const devnet of devnets) found.push(await compare(devnet));
-if (found.includes('new')) {
+const renewed = devnets.filter((_, i) => found[i] === 'new').map((d) => d.chainId);
+if (renewed.length > 0 && found.includes('kept')) {
+  const tables = await forgetChains(renewed);
+  say(
+    `devnet: the data of chain ${renewed.join(', ')} deleted (${tables.join(', ')}); the kept devnets continue`,
+  );
+  console.log('reset');
+} else if (renewed.length > 0) {
   say('devnet: starting the data of every devnet afresh');
   await recreateDatabase();
   const kafka = await resetKafka();

@@ -60,10 +60,17 @@ logs=${TRIBUTARY_DATA_DIR:-$root/.data}/logs
 mkdir -p "$logs"
 
 pids=()
+devnet2_pid=
 stop_all() {
   say "stopping services"
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  # The second devnet last: its demo activity and follower stop while it still answers, and a
+  # clean stop writes its state file.
+  if [ -n "$devnet2_pid" ]; then
+    kill -TERM "$devnet2_pid" 2>/dev/null || true
+    wait "$devnet2_pid" 2>/dev/null || true
+  fi
 }
 trap stop_all EXIT
 trap 'exit 130' INT TERM
@@ -94,6 +101,8 @@ if [ "${DEVNET2:-on}" != off ]; then
   run_bg anvil-devnet2 "$(node infra/local/anvil-bin.mjs)" --host 127.0.0.1 --port "$DEVNET2_PORT" \
     --chain-id "$DEVNET2_CHAIN_ID" --mnemonic 'test test test test test test test test test test test junk' \
     --block-time "${ANVIL_BLOCK_TIME:-1}" --state "$devnet2_dir/state.json" --state-interval 10
+  devnet2_pid=${pids[-1]}
+  unset 'pids[-1]'
   for _ in $(seq 1 60); do [ "$(rpc_chain_id "$DEVNET2_RPC_URL")" = "$DEVNET2_HEX" ] && break; sleep 0.5; done
   [ "$(rpc_chain_id "$DEVNET2_RPC_URL")" = "$DEVNET2_HEX" ] ||
     { say "ERROR: devnet2 does not answer chain id $DEVNET2_HEX at $DEVNET2_RPC_URL"; exit 1; }

@@ -14,7 +14,16 @@ const client = createDevnetClient({ rpcUrl, chainId });
 const demo = await deployDemo(client);
 log('deployed demo contracts', { rpcUrl, ...demo });
 const controller = new AbortController();
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => controller.abort());
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    controller.abort();
+    // A transaction in flight waits for its receipt; when the devnet stopped first, it never comes.
+    setTimeout(() => {
+      log('stopped with a transaction in flight');
+      process.exit(0);
+    }, 3_000).unref();
+  });
+}
 const steps = await generateActivity({
   client,
   demo,
