@@ -71,6 +71,7 @@ let me: Address;
 let shapes: Address;
 let subcall: Address;
 let odd: Address;
+let rebasing: Address;
 let streamId: string;
 let stopAnvil: () => Promise<void> = async () => {};
 /** Blocks of the transactions sent to the watched contracts (shapes, subcall) after the stream went live. */
@@ -106,11 +107,13 @@ beforeAll(async () => {
     await deploy(client, subcallRevertTokenAbi, subcallRevertTokenBytecode, [])
   ).toLowerCase() as Address;
   odd = (await deploy(client, oddMetadataTokenAbi, oddMetadataTokenBytecode, [])).toLowerCase() as Address;
+  rebasing = (await deploy(client, rebasingTokenAbi, rebasingTokenBytecode, [])).toLowerCase() as Address;
   receiver = await startWebhookReceiver();
   pipeline = await startPipeline({
     name: 'shapes',
     apps: ['chain-follower', 'projector', 'stream-matcher', 'webhook-sender', 'gateway'],
     anvil,
+    env: { projector: { SUPPLY_CHECK_INTERVAL_MS: '300' } },
   });
   gw = createGatewayClient(pipeline.gatewayUrl, pipeline.apiKey.key);
 
@@ -162,9 +165,30 @@ beforeAll(async () => {
   watchedBlocks.push(await blockOf(tx['subcalls']));
   await send(client, odd, oddMetadataTokenAbi as Abi, 'mint', [me, 500n]);
   await send(client, odd, oddMetadataTokenAbi as Abi, 'transfer', [alice, 200n]);
+  await send(client, rebasing, rebasingTokenAbi as Abi, 'mint', [me, 1000n]);
+  await send(client, rebasing, rebasingTokenAbi as Abi, 'transfer', [alice, 400n]);
   await mine(client, 3);
   await waitProjected(pipeline, chain);
 }, 240_000);
+
+/** The supply check's last verdict on each token, once every token has been checked at `head`. */
+async function supplyVerdicts(head: bigint) {
+  return waitFor(
+    `a supply check of every token at block ${head}`,
+    async () => {
+      const { rows } = await pipeline.pool.query<{
+        address: Buffer;
+        block: string | null;
+        mismatch: boolean;
+      }>(
+        'SELECT address, supply_checked_block AS block, supply_mismatch AS mismatch FROM tokens WHERE chain_id = 31337',
+      );
+      if (rows.some((r) => r.block !== String(head))) return false;
+      return Object.fromEntries(rows.map((r) => [`0x${r.address.toString('hex')}`, r.mismatch]));
+    },
+    { timeoutMs: 60_000, diagnostics: () => pipeline.diagnostics() },
+  );
+}
 
 afterAll(async () => {
   await pipeline?.close();
@@ -267,6 +291,7 @@ describe('chain shapes over the whole pipeline', () => {
       [subcall, me, '10', 'Subcall Revert', 'SRT', '18', '0.00000000000000001'],
       // name() answers a uint256 and decimals() 300: neither is usable, both are null.
       [odd, me, '200', null, 'ODD', null, null],
+      [rebasing, me, '400', 'Rebasing', 'REB', '18', '0.0000000000000004'],
     ]);
   });
 
@@ -354,5 +379,32 @@ describe('chain shapes over the whole pipeline', () => {
     ]);
     const moved = webhooksOf(await blockOf(tx['subcalls']!))[0]!;
     expect(moved.body.erc20Transfers.map((t: { value: string }) => t.value)).toEqual(['10', '10']);
+  });
+
+  it('flags a rebasing token whose supply moved without an event, and only it', async () => {
+    const before = await chain.getBlockNumber({ cacheTime: 0 });
+    expect(await supplyVerdicts(before)).toEqual({ [subcall]: false, [odd]: false, [rebasing]: false });
+    const owners = async () => (await gw.get(`/api/v2.2/erc20/${rebasing}/owners`, { chain: CHAIN })).body;
+    expect((await owners()).supply_mismatch).toBeUndefined();
+
+    // Every balance triples and no Transfer says so.
+    await send(client, rebasing, rebasingTokenAbi as Abi, 'rebase', [3n]);
+    await mine(client, 1);
+    await waitProjected(pipeline, chain);
+    const head = await chain.getBlockNumber({ cacheTime: 0 });
+    expect(await supplyVerdicts(head)).toEqual({ [subcall]: false, [odd]: false, [rebasing]: true });
+    const body = await owners();
+    // The balances are what the events add up to (the chain says 1800 and 1200): flagged, not hidden.
+    expect(body.total_supply).toBe('1000');
+    expect(body.supply_mismatch).toEqual({ block_number: String(head), total_supply_on_chain: '3000' });
+    expect(body.result.map((r: Record<string, unknown>) => [r['owner_address'], r['balance']])).toEqual([
+      [me, '600'],
+      [alice, '400'],
+    ]);
+    const { rows } = await pipeline.pool.query<{ supply: string }>(
+      'SELECT chain_total_supply::text AS supply FROM tokens WHERE chain_id = 31337 AND address = $1',
+      [Buffer.from(rebasing.slice(2), 'hex')],
+    );
+    expect(rows).toEqual([{ supply: '3000' }]);
   });
 });
