@@ -19,7 +19,7 @@ export interface SupplyCheckDeps {
  * reorg cannot pair one branch's supply with the other's) and compares it with the supply the
  * token's Transfer events add up to. A difference means balances change without events (rebasing,
  * fee-on-transfer): the token is flagged, and the owners endpoint says so. A failed call leaves
- * the token unjudged; a failed round is logged and the next one tries again.
+ * the token unjudged (its last verdict stands); a failed round is logged and the next one tries again.
  */
 export function createSupplyCheck(deps: SupplyCheckDeps) {
   const client = createPublicClient({ transport: http(deps.rpcUrl, { retryCount: 2 }) }) as PublicClient;

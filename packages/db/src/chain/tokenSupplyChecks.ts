@@ -51,14 +51,18 @@ export interface SupplyCheck {
   mismatch: boolean;
 }
 
-/** Stores the outcome of one round: the block, the chain's supply and whether it differs. */
+/**
+ * Stores the outcome of one round: the block, the chain's supply and whether it differs. A token
+ * whose call failed keeps its last verdict (a failed read says nothing about the token).
+ */
 export async function recordSupplyChecks(
   pool: Pool,
   chainId: number,
   blockNumber: number,
   checks: readonly SupplyCheck[],
 ): Promise<void> {
-  if (checks.length === 0) return;
+  const judged = checks.filter((c) => c.chainSupply !== null);
+  if (judged.length === 0) return;
   await pool.query(
     `UPDATE tokens t SET supply_checked_block = $2, chain_total_supply = c.supply, supply_mismatch = c.mismatch
        FROM unnest($3::bytea[], $4::numeric[], $5::boolean[]) AS c(address, supply, mismatch)
@@ -66,9 +70,9 @@ export async function recordSupplyChecks(
     [
       chainId,
       blockNumber,
-      checks.map((c) => bytes(c.address)),
-      checks.map((c) => (c.chainSupply === null ? null : c.chainSupply.toString())),
-      checks.map((c) => c.mismatch),
+      judged.map((c) => bytes(c.address)),
+      judged.map((c) => String(c.chainSupply)),
+      judged.map((c) => c.mismatch),
     ],
   );
 }
