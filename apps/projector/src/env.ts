@@ -1,4 +1,4 @@
-import { databaseEnv, envInt, kafkaEnv, logEnv, opsEnv, parseEnv } from '@tributary/config';
+import { databaseEnv, envInt, kafkaEnv, logEnv, opsEnv, parseEnv, rpcEnv } from '@tributary/config';
 import { z } from 'zod';
 
 export const envSchema = z.object({
@@ -6,6 +6,9 @@ export const envSchema = z.object({
   ...opsEnv(9102),
   ...databaseEnv,
   ...kafkaEnv,
+  ...rpcEnv,
+  /** How often totalSupply() is compared with the indexed supply (rebasing, fee-on-transfer); 0 = never. */
+  SUPPLY_CHECK_INTERVAL_MS: envInt(300_000, 0),
   KAFKA_GROUP_ID: z.string().min(1).default('tributary-projector'),
   /** Upper bound of one fetch per partition (compressed bytes). */
   KAFKA_MAX_BYTES_PER_PARTITION: envInt(16 * 1024 * 1024, 1024),

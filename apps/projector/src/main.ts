@@ -24,6 +24,7 @@ import { createBlockConsumer } from './consume/createBlockConsumer.ts';
 import { loadEnv } from './env.ts';
 import { createOutage } from './health/createOutage.ts';
 import { createBlockProjector } from './project/createBlockProjector.ts';
+import { createSupplyCheck } from './supply/createSupplyCheck.ts';
 
 // Composition root: evm.blocks.v1 -> PostgreSQL query tables.
 const env = loadEnv();
@@ -108,6 +109,14 @@ const consumer = createBlockConsumer({
   maxBytesPerPartition: env.KAFKA_MAX_BYTES_PER_PARTITION,
   maxTransactionBytes: env.MAX_TRANSACTION_BYTES,
 });
+const supplyCheck = createSupplyCheck({
+  pool,
+  chainId: env.CHAIN_ID,
+  rpcUrl: env.RPC_URL,
+  intervalMs: env.SUPPLY_CHECK_INTERVAL_MS,
+  logger,
+});
+shutdown.register('supply-check', 'intake', () => supplyCheck.stop());
 // consumer.stop() waits for the in-flight chunks (their transactions and offset commits), then leaves the group.
 shutdown.register('kafka-consumer', 'intake', () => consumer.stop());
 shutdown.register('watchdog', 'intake', () => watchdog?.stop());
@@ -131,4 +140,5 @@ watchdog = createProgressWatchdog({
   // The watchdog has logged why at fatal level: a fresh process is what can help.
   onStalled: (reason) => shutdown.exit(reason, EXIT_CODES.restart),
 });
+supplyCheck.start();
 logger.info({ topic, groupId: env.KAFKA_GROUP_ID }, 'ready');

@@ -8,3 +8,8 @@ export {
   revertingMetadataTokenAbi,
   revertingMetadataTokenBytecode,
 } from './generated/RevertingMetadataToken.ts';
+export { ephemeralEmitterAbi, ephemeralEmitterBytecode } from './generated/EphemeralEmitter.ts';
+export { oddMetadataTokenAbi, oddMetadataTokenBytecode } from './generated/OddMetadataToken.ts';
+export { rebasingTokenAbi, rebasingTokenBytecode } from './generated/RebasingToken.ts';
+export { subcallRevertTokenAbi, subcallRevertTokenBytecode } from './generated/SubcallRevertToken.ts';
+export { topicShapesAbi, topicShapesBytecode } from './generated/TopicShapes.ts';

@@ -112,6 +112,12 @@ export {
 } from './chain/projectBlockSegment.ts';
 export { removeChainBlock } from './chain/removeChainBlock.ts';
 export {
+  type SupplyCheck,
+  type SupplyCheckBatch,
+  findSupplyCheckBatch,
+  recordSupplyChecks,
+} from './chain/tokenSupplyChecks.ts';
+export {
   type FollowerBlock,
   type FollowerState,
   advanceFollowerCheckpoint,

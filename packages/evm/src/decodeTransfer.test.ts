@@ -57,6 +57,11 @@ describe('decodeText', () => {
     expect(decodeText('0x')).toBeNull();
     expect(decodeText(null)).toBeNull();
   });
+
+  it('gives null for a number where text was expected (a name() returning uint256 42)', () => {
+    expect(decodeText(`0x${'0'.repeat(62)}2a`)).toBeNull();
+    expect(decodeText(`0x${'0'.repeat(64)}`)).toBeNull();
+  });
 });
 
 describe('decodeCompactTransfer', () => {

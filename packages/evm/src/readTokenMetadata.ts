@@ -49,7 +49,10 @@ export function decodeUint(data: `0x${string}` | null): bigint | null {
   return BigInt(data);
 }
 
-/** An ABI string, else a bytes32 with trailing zero padding; NUL and control bytes are dropped. */
+/**
+ * An ABI string, else a bytes32 with trailing zero padding; NUL and control bytes are dropped. A
+ * right-aligned word (a number) is not text: null.
+ */
 export function decodeText(data: `0x${string}` | null): string | null {
   if (data === null || data === '0x') return null;
   if (data.length >= 130) {
@@ -62,6 +65,8 @@ export function decodeText(data: `0x${string}` | null): string | null {
   }
   if (data.length === 66) {
     const bytes = hexToBytes(data);
+    // bytes32 text is left-aligned; a leading zero byte means a number (a uint256 name()), not text.
+    if (bytes[0] === 0) return null;
     let end = bytes.length;
     while (end > 0 && bytes[end - 1] === 0) end--;
     return clean(new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, end)));

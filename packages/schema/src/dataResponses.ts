@@ -77,5 +77,9 @@ export const logsPage = z.object({ ...envelope, result: z.array(logRecord) });
 export const ownersPage = z.object({
   ...envelope,
   total_supply: digits.optional(),
+  supply_mismatch: z.object({ block_number: digits, total_supply_on_chain: digits }).optional().meta({
+    description:
+      'Present when totalSupply() on the chain differed from the supply the Transfer events add up to (a rebasing or fee-on-transfer token): the balances are not exact',
+  }),
   result: z.array(ownerRecord),
 });

@@ -59,6 +59,13 @@ export function tokenOwnersRoute(deps: DataDeps) {
       cursor,
     };
     if (found.totalSupply !== null) body['total_supply'] = found.totalSupply;
+    // Beyond the hosted wire format (extra fields are allowed): see README, Limits.
+    if (found.supplyMismatch !== null) {
+      body['supply_mismatch'] = {
+        block_number: found.supplyMismatch.blockNumber,
+        total_supply_on_chain: found.supplyMismatch.chainTotalSupply,
+      };
+    }
     body['result'] = rawJsonArray(found.records.map(ownerRecordJson));
     sendJson(res, 200, body);
   };

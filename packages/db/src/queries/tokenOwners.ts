@@ -40,6 +40,17 @@ export interface TokenOwnerRecord {
 }
 
 /**
+ * The last supply check found that the chain's totalSupply() differs from the supply the token's
+ * Transfer events add up to (a rebasing or fee-on-transfer token): its balances are not exact.
+ */
+interface SupplyMismatch {
+  /** Decimal digits: the projected block the check read totalSupply() at. */
+  blockNumber: string;
+  /** Decimal digits: totalSupply() at that block. */
+  chainTotalSupply: string;
+}
+
+/**
  * One holder as a line of text: `balance,owner hex,percent scaled,` then its JSON members (see
  * TokenOwnerRecord). balance_formatted is the balance times 10^-decimals (`t.unit`; an exact
  * product: dividing would round to the quotient's default scale) without trailing zeros.
@@ -63,7 +74,12 @@ const OWNER_LINE = `balance || ',' || encode(owner_address, 'hex') || ','
 export async function findTokenOwners(
   db: Queryable,
   q: TokenOwnersQuery,
-): Promise<{ totalSupply: string | null; records: TokenOwnerRecord[]; hasMore: boolean }> {
+): Promise<{
+  totalSupply: string | null;
+  supplyMismatch: SupplyMismatch | null;
+  records: TokenOwnerRecord[];
+  hasMore: boolean;
+}> {
   const p = new Params();
   const chain = p.add(q.chainId);
   const token = p.add(hexToBytes(q.token));
@@ -85,7 +101,8 @@ export async function findTokenOwners(
   }
   // unit: 10^-decimals, read once per page.
   const sql = `WITH tok AS MATERIALIZED (
-       SELECT total_supply, ('1e-' || decimals)::numeric AS unit
+       SELECT total_supply, ('1e-' || decimals)::numeric AS unit, supply_mismatch, supply_checked_block,
+              chain_total_supply
          FROM tokens WHERE chain_id = ${chain} AND address = ${token}),
      page AS (${page})
      SELECT (SELECT count(*) FROM page)::int AS fetched,
@@ -95,18 +112,28 @@ export async function findTokenOwners(
                LEFT JOIN address_labels l ON l.chain_id = ${chain} AND l.address = page.owner_address
                LEFT JOIN address_kinds k ON k.chain_id = ${chain} AND k.address = page.owner_address
             ) AS records,
-            (SELECT total_supply::text FROM tok) AS total_supply`;
+            (SELECT total_supply::text FROM tok) AS total_supply,
+            (SELECT CASE WHEN supply_mismatch THEN supply_checked_block::text || ',' || chain_total_supply::text END
+               FROM tok) AS mismatch`;
   const { rows } = await db.query<{
     fetched: number;
     records: string | null;
     total_supply: string | null;
+    mismatch: string | null;
   }>({ name: statementName('token_owners', sql), text: sql, values: p.values });
   const r = rows[0];
   return {
     totalSupply: r?.total_supply ?? null,
+    supplyMismatch: parseMismatch(r?.mismatch ?? null),
     records: pageLines(r?.records).slice(0, q.limit).map(parseOwnerLine),
     hasMore: (r?.fetched ?? 0) > q.limit,
   };
+}
+
+function parseMismatch(text: string | null): SupplyMismatch | null {
+  if (text === null) return null;
+  const [block, supply] = text.split(',');
+  return { blockNumber: block!, chainTotalSupply: supply! };
 }
 
 function parseOwnerLine(line: string): TokenOwnerRecord {
