@@ -1,6 +1,7 @@
 import {
   databaseEnv,
   envInt,
+  extraRpcUrlsEnv,
   kafkaEnv,
   logEnv,
   opsEnv,
@@ -19,25 +20,7 @@ export const envSchema = z.object({
   ...kafkaEnv,
   /** The node that trigger calls and native balances of chain CHAIN_ID read from. */
   ...rpcEnv,
-  /** More chains: "chainId=url,chainId=url" (decimal ids). */
-  EXTRA_RPC_URLS: z
-    .string()
-    .default('')
-    .transform((s, ctx) => {
-      const out = new Map<number, string>();
-      for (const part of s
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean)) {
-        const m = /^(\d+)=(https?:\/\/\S+)$/.exec(part);
-        if (!m) {
-          ctx.addIssue({ code: 'custom', message: `"${part}" is not chainId=url` });
-          return z.NEVER;
-        }
-        out.set(Number(m[1]), m[2]!);
-      }
-      return out;
-    }),
+  ...extraRpcUrlsEnv,
   /** Contract calls and balance reads in flight at once. */
   RPC_CONCURRENCY: envInt(32, 1),
   /** Consumer group of `evm.blocks.v1`: instances share the partitions. */

@@ -61,3 +61,25 @@ export const webhookUrlEnv = {
   /** Deliver to URLs resolving to private, loopback or link-local addresses (tests, the local devnet). */
   ALLOW_PRIVATE_WEBHOOK_URLS: envBoolean(false),
 };
+
+/** The nodes of more chains than CHAIN_ID's: "chainId=url,chainId=url" (decimal ids). */
+export const extraRpcUrlsEnv = {
+  EXTRA_RPC_URLS: z
+    .string()
+    .default('')
+    .transform((s, ctx) => {
+      const out = new Map<number, string>();
+      for (const part of s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)) {
+        const m = /^(\d+)=(https?:\/\/\S+)$/.exec(part);
+        if (!m) {
+          ctx.addIssue({ code: 'custom', message: `"${part}" is not chainId=url` });
+          return z.NEVER;
+        }
+        out.set(Number(m[1]), m[2] as string);
+      }
+      return out;
+    }),
+};

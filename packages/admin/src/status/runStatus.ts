@@ -33,7 +33,7 @@ export async function runStatus(env: StatusEnv, windowMs: number): Promise<Statu
       queue,
       topicPrefix: env.KAFKA_TOPIC_PREFIX,
       groups: env.STATUS_GROUPS,
-      rpcUrls: new Map([[env.CHAIN_ID, env.RPC_URL]]),
+      rpcUrls: new Map([[env.CHAIN_ID, env.RPC_URL], ...env.EXTRA_RPC_URLS]),
       services: parseServices(env.STATUS_SERVICES),
     };
     const before = await readStatus(sources);

@@ -1,4 +1,12 @@
-import { databaseEnv, kafkaEnv, parseEnv, redisEnv, rpcEnv, webhookQueueEnv } from '@tributary/config';
+import {
+  databaseEnv,
+  extraRpcUrlsEnv,
+  kafkaEnv,
+  parseEnv,
+  redisEnv,
+  rpcEnv,
+  webhookQueueEnv,
+} from '@tributary/config';
 import { z } from 'zod';
 
 const list = (fallback: string) =>
@@ -18,6 +26,7 @@ export const statusEnvSchema = z.object({
   ...redisEnv,
   ...kafkaEnv,
   ...rpcEnv,
+  ...extraRpcUrlsEnv,
   ...webhookQueueEnv,
   /** The consumer groups on the block topic (the projector's and the matcher's defaults). */
   STATUS_GROUPS: list('tributary-projector,stream-matcher'),
