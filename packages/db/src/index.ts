@@ -143,3 +143,8 @@ export {
   countDeliveriesByStatus,
   countStreamsByStatus,
 } from './streams/statusCounts.ts';
+export {
+  type StreamOverview,
+  findDeliveryOwner,
+  listStreamOverviews,
+} from './streams/streamOverviews.ts';

@@ -1,0 +1,250 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import {
+  addStreamAddresses,
+  createPool,
+  insertDelivery,
+  insertStream,
+  type Pool,
+  recordStreamFailures,
+  setDeliveryStatus,
+  setStreamStatus,
+} from '@tributary/db';
+import {
+  createTestDatabase,
+  freePort,
+  getTestSettings,
+  type TestDatabase,
+  uniqueName,
+} from '@tributary/testkit';
+import { WEBHOOK_QUEUE } from '@tributary/webhooks';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// Two accounts and three streams on the real PostgreSQL, deliveries in every status, and the
+// real Redis queue: the admin command run as an operator runs it, its output and exit code.
+const settings = getTestSettings();
+let db: TestDatabase;
+let pool: Pool;
+let queue: Queue;
+let env: NodeJS.ProcessEnv;
+const queuePrefix = uniqueName('admin');
+const accountA = randomUUID();
+const accountB = randomUUID();
+const active = randomUUID();
+const paused = randomUUID();
+const errored = randomUUID();
+const ids = { pending: randomUUID(), held: randomUUID(), failed: randomUUID(), delivered: randomUUID() };
+const addressA = `0x${'a'.repeat(40)}`;
+const addressB = `0x${'b'.repeat(40)}`;
+
+const stream = (id: string, accountId: string, tag: string) =>
+  insertStream(pool, {
+    id,
+    accountId,
+    chainIds: [31337],
+    config: { webhookUrl: `http://127.0.0.1:9/${tag}`, description: 'd', tag, chainIds: ['0x7a69'] },
+  });
+const delivery = (id: string, streamId: string, n: number, status: 'pending' | 'held') =>
+  insertDelivery(pool, {
+    id,
+    streamId,
+    chainId: 31337,
+    blockNumber: n,
+    blockHash: `0x${n.toString(16).padStart(64, '0')}`,
+    confirmed: false,
+    body: JSON.stringify({
+      chainId: '0x7a69',
+      confirmed: false,
+      block: { number: String(n) },
+      logs: [],
+      txs: [],
+    }),
+    status,
+    logsCount: 0,
+    txsCount: 0,
+  });
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pool = createPool({ connectionString: db.url, max: 2 });
+  for (const [id, name] of [
+    [accountA, 'a'],
+    [accountB, 'b'],
+  ] as const)
+    await pool.query('INSERT INTO accounts (id, name, webhook_secret) VALUES ($1, $2, $3)', [id, name, 's']);
+  await stream(active, accountA, 'first');
+  await stream(paused, accountA, 'second');
+  await stream(errored, accountB, 'third');
+  await setStreamStatus(pool, accountA, paused, 'paused', '');
+  await recordStreamFailures(pool, errored, 100, 70); // its endpoint kept failing
+  await addStreamAddresses(pool, active, [addressA, addressB]);
+  await delivery(ids.pending, active, 1, 'pending');
+  await delivery(ids.failed, active, 2, 'pending');
+  await setDeliveryStatus(pool, ids.failed, 'failed');
+  await delivery(ids.delivered, active, 3, 'pending');
+  await setDeliveryStatus(pool, ids.delivered, 'delivered');
+  await delivery(ids.held, errored, 1, 'held');
+  queue = new Queue(WEBHOOK_QUEUE, { connection: { url: settings.redisUrl }, prefix: queuePrefix });
+  env = { DATABASE_URL: db.url, REDIS_URL: settings.redisUrl, WEBHOOK_QUEUE_PREFIX: queuePrefix };
+}, 120_000);
+
+afterAll(async () => {
+  await queue?.obliterate({ force: true }).catch(() => undefined);
+  await queue?.close();
+  await pool?.end();
+  await db?.drop();
+});
+
+/** Runs the command as a user would, in its own process. */
+function admin(
+  args: string[],
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/admin.ts', ...args],
+      {
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        env: { PATH: process.env['PATH'] ?? '', ...env, ...extraEnv },
+        timeout: 60_000,
+      },
+      (err, stdout, stderr) => resolve({ status: err ? Number(err.code ?? -1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('admin streams list', () => {
+  it('lists every stream across accounts with its waiting deliveries', async () => {
+    const run = await admin(['streams', 'list', '--json']);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([
+      {
+        id: active,
+        accountId: accountA,
+        status: 'active',
+        tag: 'first',
+        webhookUrl: 'http://127.0.0.1:9/first',
+        chainIds: [31337],
+        pending: 1,
+        held: 0,
+        failed: 1,
+      },
+      expect.objectContaining({ id: paused, status: 'paused', pending: 0, held: 0, failed: 0 }),
+      expect.objectContaining({ id: errored, accountId: accountB, status: 'error', pending: 0, held: 1 }),
+    ]);
+  });
+
+  it('filters by status and by account, and prints one line per stream', async () => {
+    const byStatus = await admin(['streams', 'list', '--status', 'error']);
+    expect(byStatus.status).toBe(0);
+    expect(byStatus.stdout).toBe(
+      `1 stream(s)\n${errored}  account ${accountB}  error  tag "third"  http://127.0.0.1:9/third  chains 31337  deliveries 0 pending, 1 held, 0 failed\n`,
+    );
+    const byAccount = await admin(['streams', 'list', '--account', accountA, '--json']);
+    expect((JSON.parse(byAccount.stdout) as { id: string }[]).map((s) => s.id)).toEqual([active, paused]);
+    const none = await admin(['streams', 'list', '--status', 'terminated']);
+    expect([none.status, none.stdout]).toEqual([0, 'no streams\n']);
+  });
+
+  it('refuses a bad filter with exit 2 and the usage, never a stack trace', async () => {
+    for (const args of [
+      ['streams', 'list', '--status', 'broken'],
+      ['streams', 'list', '--account', 'nobody'],
+      ['streams', 'list', '--colour'],
+    ]) {
+      const run = await admin(args);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain('usage: pnpm admin streams list');
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});
+
+describe('admin streams show', () => {
+  it("shows one stream's config, status, addresses and recent deliveries", async () => {
+    const run = await admin(['streams', 'show', active, '--json']);
+    expect(run.status).toBe(0);
+    const shown = JSON.parse(run.stdout) as Record<string, unknown> & { recentDeliveries: { id: string }[] };
+    expect(shown).toMatchObject({
+      id: active,
+      accountId: accountA,
+      status: 'active',
+      successRate: 100,
+      chainIds: [31337],
+      addresses: 2,
+      deliveries: 3,
+      config: { webhookUrl: 'http://127.0.0.1:9/first', tag: 'first' },
+    });
+    expect(shown.recentDeliveries.map((d) => d.id).sort()).toEqual(
+      [ids.pending, ids.failed, ids.delivered].sort(),
+    );
+    const text = await admin(['streams', 'show', active]);
+    expect(text.stdout).toContain(`stream ${active} (account ${accountA})`);
+    expect(text.stdout).toContain('chains 31337, 2 address(es), 3 deliveries');
+  });
+
+  it('exits 1 for a stream that does not exist, 2 for an id that is not one', async () => {
+    const missing = randomUUID();
+    const run = await admin(['streams', 'show', missing]);
+    expect([run.status, run.stderr]).toEqual([1, `stream ${missing} not found\n`]);
+    const bad = await admin(['streams', 'show', 'x']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('the stream id "x" is not an id (a uuid)');
+    expect((await admin(['streams', 'show'])).status).toBe(2);
+  });
+});
+
+describe('admin deliveries replay', () => {
+  const rowOf = async (id: string) =>
+    (
+      await pool.query<{ status: string; job_id: string }>(
+        'SELECT status, job_id FROM deliveries WHERE id = $1',
+        [id],
+      )
+    ).rows[0];
+
+  it('puts a failed, a delivered and a held delivery back to pending, each under an enqueued job', async () => {
+    for (const id of [ids.failed, ids.delivered, ids.held]) {
+      const run = await admin(['deliveries', 'replay', id]);
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const row = await rowOf(id);
+      expect(row?.status).toBe('pending');
+      expect(row?.job_id).toMatch(new RegExp(`^${id}_replay_\\d+$`));
+      expect(run.stdout).toContain(`is pending again as job ${row?.job_id}`);
+      const job = await queue.getJob(row?.job_id ?? '');
+      expect(job?.data).toEqual({ v: 1, deliveryId: id });
+    }
+  });
+
+  it('exits 1 for a delivery that does not exist, and when Redis does not answer', async () => {
+    const missing = randomUUID();
+    const run = await admin(['deliveries', 'replay', missing]);
+    expect([run.status, run.stderr]).toEqual([1, `delivery ${missing} not found\n`]);
+
+    const down = await admin(['deliveries', 'replay', ids.pending], {
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+    });
+    expect(down.status).toBe(1);
+    expect(down.stderr).toMatch(/^failed: .*ECONNREFUSED/);
+    expect(down.stderr).not.toMatch(/\n\s+at /);
+    expect((await rowOf(ids.pending))?.job_id).toBeNull(); // untouched: nothing was marked
+  });
+
+  it('refuses an unknown command or a missing id with exit 2 and the usage', async () => {
+    for (const args of [
+      [],
+      ['deliveries'],
+      ['deliveries', 'replay'],
+      ['deliveries', 'replay', ids.pending, 'more'],
+    ]) {
+      const run = await admin(args);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain('usage: pnpm admin');
+    }
+  });
+});
