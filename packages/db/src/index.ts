@@ -148,3 +148,11 @@ export {
   findDeliveryOwner,
   listStreamOverviews,
 } from './streams/streamOverviews.ts';
+export {
+  type BackfillRequest,
+  advanceBackfill,
+  followerCheckpointOf,
+  getBackfillRequest,
+  nextBackfillRequest,
+  requestBackfill,
+} from './chain/backfillRequests.ts';

@@ -18,6 +18,7 @@ import { type BlockBody, createBlockEnricher } from './createBlockEnricher.ts';
 import { type Halt, type HaltKind, createFollowerHalt } from './createFollowerHalt.ts';
 import type { HeadWatcher } from './createHeadWatcher.ts';
 import { createProgressReporter } from './createProgressReporter.ts';
+import { createRequestedBackfill } from './createRequestedBackfill.ts';
 import type { Rpc } from './createRpc.ts';
 import { type FetchOptions, type FetchedBlock, createBlockFetcher } from './fetchBlockRange.ts';
 
@@ -56,7 +57,8 @@ export interface ChainFollower {
 }
 
 /**
- * The follow loop: backfill in batches, then follow the head; publish `removed` (newest first)
+ * The follow loop: backfill in batches, then follow the head (and, there, re-publish ranges an
+ * operator asked for: createRequestedBackfill); publish `removed` (newest first)
  * before a new branch, `confirmed` at depth; the checkpoint advances only after Kafka acked.
  * A node that serves another chain (its genesis block is not the checkpoint's) or a reorg deeper
  * than the kept blocks halts following with an alarm (createFollowerHalt) until it clears.
@@ -103,6 +105,16 @@ export function createChainFollower(deps: {
     transactions: o.backfillFetchTransactions,
     traces: o.backfillFetchTransactions && o.fetchTraces,
   };
+  const requested = createRequestedBackfill({
+    pool: deps.pool,
+    chainId: o.chainId,
+    chunkBlocks: o.maxBatchBlocks,
+    fetchRange: (from, to) => fetcher.fetchRange(from, to, backfillOpts),
+    enricher,
+    canonicalHash: (n) => chain.get(n)?.hash,
+    publisher: deps.publisher,
+    logger: log,
+  });
   const halt = createFollowerHalt({ logger: log, metrics: deps.metrics, chainId: o.chainId });
   let checkpoint = o.startBlock - 1;
   let head = 0;
@@ -273,6 +285,8 @@ export function createChainFollower(deps: {
         await finishConfirmations(due);
         log.info({ blocks: due.map((e) => e.block.number) }, 'published confirmations');
       }
+      // At the head: a chunk of an operator's backfill request, if any; the next step checks the head first.
+      if (await requested.step(Math.min(checkpoint, head - o.confirmations))) return;
       return deps.heads.waitForNewHead(signal);
     }
 

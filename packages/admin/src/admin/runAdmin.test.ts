@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import {
   addStreamAddresses,
+  advanceBackfill,
   createPool,
   insertDelivery,
   insertStream,
@@ -246,5 +247,84 @@ describe('admin deliveries replay', () => {
       expect(run.status).toBe(2);
       expect(run.stderr).toContain('usage: pnpm admin');
     }
+  });
+});
+
+// The follower's side (it picks the request up and re-publishes the blocks) is tested with a
+// running follower in apps/chain-follower (createRequestedBackfill.test.ts); here the command.
+describe('admin backfill', () => {
+  const requestOf = async (chainId: number) =>
+    (
+      await pool.query<{ id: string; from_block: string; to_block: string; next_block: string }>(
+        'SELECT id, from_block, to_block, next_block FROM backfill_requests WHERE chain_id = $1 ORDER BY id DESC',
+        [chainId],
+      )
+    ).rows[0];
+
+  it('records a request for the range and shows its progress', async () => {
+    const run = await admin(['backfill', '2', '8', '--chain', '31337']);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const row = await requestOf(31337);
+    expect(row).toMatchObject({ from_block: '2', to_block: '8', next_block: '2' });
+    expect(run.stdout).toBe(
+      `backfill ${row?.id} on chain 31337: blocks 2 to 8, 0 of 7 re-published\nfollow it with: pnpm admin backfill status ${row?.id}\n`,
+    );
+    await advanceBackfill(pool, row?.id ?? '', 5);
+    const shown = await admin(['backfill', 'status', row?.id ?? '']);
+    expect([shown.status, shown.stdout]).toEqual([
+      0,
+      `backfill ${row?.id} on chain 31337: blocks 2 to 8, 3 of 7 re-published\n`,
+    ]);
+  });
+
+  it('runs up to the follower checkpoint by default and, with --wait, prints progress until done', async () => {
+    const chainId = 4242;
+    await pool.query(
+      `INSERT INTO follower_checkpoints (chain_id, block_number, block_hash) VALUES ($1, 20, '\\x00')`,
+      [chainId],
+    );
+    const waiting = admin(['backfill', '11', '--chain', String(chainId), '--wait']);
+    let row = await requestOf(chainId);
+    for (let i = 0; i < 100 && !row; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      row = await requestOf(chainId);
+    }
+    expect(row).toMatchObject({ from_block: '11', to_block: '20', next_block: '11' });
+    const id = row?.id ?? '';
+    // The follower's steps, each seen by the command's polls (every second): a first chunk, then the rest.
+    await new Promise((r) => setTimeout(r, 2_500));
+    await advanceBackfill(pool, id, 16);
+    await new Promise((r) => setTimeout(r, 2_500));
+    await advanceBackfill(pool, id, 21);
+    const run = await waiting;
+    expect(run.status).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines.slice(0, 2)).toEqual([
+      `backfill ${id} on chain ${chainId}: blocks 11 to 20, 0 of 10 re-published`,
+      `backfill ${id} on chain ${chainId}: blocks 11 to 20, 5 of 10 re-published`,
+    ]);
+    expect(lines[2]).toMatch(
+      new RegExp(`^backfill ${id} on chain ${chainId}: blocks 11 to 20 re-published \\(done .+\\)$`),
+    );
+  });
+
+  it('exits 1 without a checkpoint to default to, 2 on a bad range or a missing chain', async () => {
+    const none = await admin(['backfill', '1', '--chain', '999']);
+    expect([none.status, none.stderr]).toEqual([1, 'chain 999 has no follower checkpoint: give <toBlock>\n']);
+    expect((await admin(['backfill', 'status', '123456'])).stderr).toBe('backfill 123456 not found\n');
+    for (const args of [
+      ['backfill', '5', '3', '--chain', '31337'],
+      ['backfill', '5'],
+      ['backfill', 'x', '--chain', '31337'],
+      ['backfill', '1', '--chain', '0x7a69'],
+      ['backfill', 'status', 'soon'],
+    ]) {
+      const run = await admin(args);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain('usage: pnpm admin');
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(await requestOf(999)).toBeUndefined();
   });
 });

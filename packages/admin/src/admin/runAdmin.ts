@@ -3,6 +3,7 @@ import { type Pool, type StreamStatus, createPool } from '@tributary/db';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { CommandFailure, UsageError, uuidArg } from './adminErrors.ts';
+import { backfillCommand, backfillStatusCommand, blockArg } from './backfillCommand.ts';
 import type { AdminEnv } from './adminEnv.ts';
 import { listStreamsCommand } from './listStreamsCommand.ts';
 import { replayDeliveryCommand } from './replayDeliveryCommand.ts';
@@ -12,6 +13,8 @@ export const ADMIN_USAGE = [
   'usage: pnpm admin streams list [--status active|paused|error|terminated] [--account <id>] [--json]',
   '       pnpm admin streams show <streamId> [--json]',
   '       pnpm admin deliveries replay <deliveryId>',
+  '       pnpm admin backfill <fromBlock> [<toBlock>] --chain <id> [--wait]',
+  '       pnpm admin backfill status <requestId>',
 ].join('\n');
 
 /** What the command printed and how it ended: 0 done, 1 failed (not found, a server down), 2 bad usage. */
@@ -24,7 +27,12 @@ export interface AdminResult {
 const STATUSES: readonly StreamStatus[] = ['active', 'paused', 'error', 'terminated'];
 
 /** Runs one admin command against the deployment that `env` names. */
-export async function runAdmin(argv: readonly string[], env: AdminEnv): Promise<AdminResult> {
+export async function runAdmin(
+  argv: readonly string[],
+  env: AdminEnv,
+  /** Progress lines of a command that waits (printed as they come). */
+  print: (line: string) => void = () => undefined,
+): Promise<AdminResult> {
   let pool: Pool | undefined;
   let queue: Queue | undefined;
   const poolOf = () => {
@@ -35,7 +43,13 @@ export async function runAdmin(argv: readonly string[], env: AdminEnv): Promise<
     const { values, positionals } = parseArgs({
       args: [...argv],
       allowPositionals: true,
-      options: { status: { type: 'string' }, account: { type: 'string' }, json: { type: 'boolean' } },
+      options: {
+        status: { type: 'string' },
+        account: { type: 'string' },
+        json: { type: 'boolean' },
+        chain: { type: 'string' },
+        wait: { type: 'boolean' },
+      },
     });
     const [group, command, ...rest] = positionals;
     const json = values.json === true;
@@ -46,9 +60,35 @@ export async function runAdmin(argv: readonly string[], env: AdminEnv): Promise<
     const noMore = () => {
       if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
     };
+    if (group === 'backfill' && command === 'status') {
+      only([]);
+      const id = rest.shift();
+      if (id === undefined) throw new UsageError('the backfill request id is missing');
+      noMore();
+      return { code: 0, out: await backfillStatusCommand(poolOf(), blockArg('the request id', id)), err: '' };
+    }
+    if (group === 'backfill') {
+      only(['chain', 'wait']);
+      if (command === undefined) throw new UsageError('<fromBlock> is missing');
+      if (values.chain === undefined) throw new UsageError('--chain <id> is required');
+      const to = rest.shift();
+      noMore();
+      const out = await backfillCommand(
+        poolOf(),
+        {
+          chainId: blockArg('--chain', values.chain),
+          fromBlock: blockArg('<fromBlock>', command),
+          ...(to === undefined ? {} : { toBlock: blockArg('<toBlock>', to) }),
+          wait: values.wait === true,
+        },
+        print,
+      );
+      return { code: 0, out, err: '' };
+    }
     const key = `${group ?? ''} ${command ?? ''}`;
     switch (key) {
       case 'streams list': {
+        only(['status', 'account', 'json']);
         noMore();
         const status = values.status;
         if (status !== undefined && !STATUSES.includes(status as StreamStatus))

@@ -1,0 +1,59 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type BackfillRequest,
+  type Pool,
+  followerCheckpointOf,
+  getBackfillRequest,
+  requestBackfill,
+} from '@tributary/db';
+import { CommandFailure, UsageError } from './adminErrors.ts';
+
+/** A block number, chain id or request id argument: a non-negative safe integer in decimal. */
+export function blockArg(what: string, value: string): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+    throw new UsageError(`${what} "${value}" is not a non-negative integer`);
+  return Number(value);
+}
+
+const describeBackfill = (r: BackfillRequest) =>
+  r.finishedAt
+    ? `backfill ${r.id} on chain ${r.chainId}: blocks ${r.fromBlock} to ${r.toBlock} re-published (done ${r.finishedAt.toISOString()})`
+    : `backfill ${r.id} on chain ${r.chainId}: blocks ${r.fromBlock} to ${r.toBlock}, ${r.nextBlock - r.fromBlock} of ${r.toBlock - r.fromBlock + 1} re-published`;
+
+/**
+ * `backfill <from> [<to>] --chain <id> [--wait]`: a durable request that the chain's follower
+ * re-publishes the range (final blocks, a chunk between new heads); `to` defaults to the follower's
+ * checkpoint. With `wait`, prints each step of progress (`print`) until the request is done.
+ */
+export async function backfillCommand(
+  pool: Pool,
+  r: { chainId: number; fromBlock: number; toBlock?: number; wait: boolean; pollMs?: number },
+  print: (line: string) => void,
+): Promise<string> {
+  let toBlock = r.toBlock;
+  if (toBlock === undefined) {
+    toBlock = await followerCheckpointOf(pool, r.chainId);
+    if (toBlock === undefined)
+      throw new CommandFailure(`chain ${r.chainId} has no follower checkpoint: give <toBlock>`);
+  }
+  if (toBlock < r.fromBlock) throw new UsageError(`<toBlock> ${toBlock} is below <fromBlock> ${r.fromBlock}`);
+  let request = await requestBackfill(pool, { chainId: r.chainId, fromBlock: r.fromBlock, toBlock });
+  if (!r.wait)
+    return `${describeBackfill(request)}\nfollow it with: pnpm admin backfill status ${request.id}`;
+  print(describeBackfill(request));
+  while (!request.finishedAt) {
+    await sleep(r.pollMs ?? 1_000);
+    const now = await getBackfillRequest(pool, request.id);
+    if (!now) throw new CommandFailure(`backfill ${request.id} was deleted`);
+    if (now.nextBlock !== request.nextBlock && !now.finishedAt) print(describeBackfill(now));
+    request = now;
+  }
+  return describeBackfill(request);
+}
+
+/** `backfill status <requestId>`. */
+export async function backfillStatusCommand(pool: Pool, id: number): Promise<string> {
+  const request = await getBackfillRequest(pool, String(id));
+  if (!request) throw new CommandFailure(`backfill ${id} not found`);
+  return describeBackfill(request);
+}

@@ -1,0 +1,82 @@
+import type { Pool, PoolClient } from 'pg';
+
+type Db = Pool | PoolClient;
+
+export interface BackfillRequest {
+  id: string;
+  chainId: number;
+  fromBlock: number;
+  toBlock: number;
+  /** The first block not yet re-published. */
+  nextBlock: number;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+const COLUMNS = 'id, chain_id, from_block, to_block, next_block, created_at, finished_at';
+
+interface RawRow {
+  id: string;
+  chain_id: string;
+  from_block: string;
+  to_block: string;
+  next_block: string;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+const toRequest = (r: RawRow): BackfillRequest => ({
+  id: r.id,
+  chainId: Number(r.chain_id),
+  fromBlock: Number(r.from_block),
+  toBlock: Number(r.to_block),
+  nextBlock: Number(r.next_block),
+  createdAt: r.created_at,
+  finishedAt: r.finished_at,
+});
+
+/** Asks the chain's follower to re-publish blocks [fromBlock, toBlock]. */
+export async function requestBackfill(
+  db: Db,
+  r: { chainId: number; fromBlock: number; toBlock: number },
+): Promise<BackfillRequest> {
+  const { rows } = await db.query<RawRow>(
+    `INSERT INTO backfill_requests (chain_id, from_block, to_block, next_block)
+     VALUES ($1, $2, $3, $2) RETURNING ${COLUMNS}`,
+    [r.chainId, r.fromBlock, r.toBlock],
+  );
+  return toRequest(rows[0]!);
+}
+
+export async function getBackfillRequest(db: Db, id: string): Promise<BackfillRequest | undefined> {
+  const { rows } = await db.query<RawRow>(`SELECT ${COLUMNS} FROM backfill_requests WHERE id = $1`, [id]);
+  return rows[0] ? toRequest(rows[0]) : undefined;
+}
+
+/** The oldest unfinished request of a chain (one at a time, in the order they were made). */
+export async function nextBackfillRequest(db: Db, chainId: number): Promise<BackfillRequest | undefined> {
+  const { rows } = await db.query<RawRow>(
+    `SELECT ${COLUMNS} FROM backfill_requests WHERE chain_id = $1 AND finished_at IS NULL ORDER BY id LIMIT 1`,
+    [chainId],
+  );
+  return rows[0] ? toRequest(rows[0]) : undefined;
+}
+
+/** Blocks below `nextBlock` were re-published (Kafka acknowledged them); past to_block the request is done. */
+export async function advanceBackfill(db: Db, id: string, nextBlock: number): Promise<void> {
+  await db.query(
+    `UPDATE backfill_requests SET next_block = $2, updated_at = now(),
+       finished_at = CASE WHEN $2 > to_block THEN now() ELSE NULL END
+     WHERE id = $1`,
+    [id, nextBlock],
+  );
+}
+
+/** Where the follower of a chain is (undefined: it has published nothing yet). */
+export async function followerCheckpointOf(db: Db, chainId: number): Promise<number | undefined> {
+  const { rows } = await db.query<{ block_number: string }>(
+    'SELECT block_number FROM follower_checkpoints WHERE chain_id = $1',
+    [chainId],
+  );
+  return rows[0] ? Number(rows[0].block_number) : undefined;
+}
