@@ -1,7 +1,7 @@
 -- An operator's request that the pipeline process a block range again (`pnpm admin backfill`):
--- the chain's follower re-publishes the range from the node, a chunk at a time between its own
--- steps, and moves next_block on after Kafka acknowledged each chunk (a crash repeats at most one
--- chunk: consumers are idempotent). Done when next_block passes to_block.
+-- the chain's follower re-publishes the range from the node, a chunk per step once at the head,
+-- and moves next_block on after Kafka acknowledged each chunk (a crash repeats at most one chunk:
+-- consumers are idempotent). Done when next_block passes to_block.
 CREATE TABLE IF NOT EXISTS backfill_requests (
   id           bigserial   PRIMARY KEY,
   chain_id     bigint      NOT NULL,

@@ -153,6 +153,7 @@ export {
   advanceBackfill,
   followerCheckpointOf,
   getBackfillRequest,
+  listOpenBackfills,
   nextBackfillRequest,
   requestBackfill,
 } from './chain/backfillRequests.ts';

@@ -15,7 +15,7 @@ export function blockArg(what: string, value: string): number {
   return Number(value);
 }
 
-const describeBackfill = (r: BackfillRequest) =>
+export const describeBackfill = (r: BackfillRequest) =>
   r.finishedAt
     ? `backfill ${r.id} on chain ${r.chainId}: blocks ${r.fromBlock} to ${r.toBlock} re-published (done ${r.finishedAt.toISOString()})`
     : `backfill ${r.id} on chain ${r.chainId}: blocks ${r.fromBlock} to ${r.toBlock}, ${r.nextBlock - r.fromBlock} of ${r.toBlock - r.fromBlock + 1} re-published`;

@@ -1,3 +1,4 @@
+import { describeBackfill } from '../admin/backfillCommand.ts';
 import type { StatusSnapshot } from './readStatus.ts';
 
 /** The status as an operator reads it on a console: one line per part, then the verdict. */
@@ -28,6 +29,7 @@ export function formatStatus(s: StatusSnapshot, problems: readonly string[]): st
     const parts = Object.entries(s.streams).map(([status, n]) => `${n} ${status}`);
     lines.push(`streams: ${parts.length > 0 ? parts.join(', ') : 'none'}`);
   }
+  for (const b of s.backfills ?? []) lines.push(describeBackfill(b));
   for (const svc of s.services) {
     const state = svc.ready === undefined ? 'no answer' : svc.ready ? 'ready' : 'NOT READY';
     lines.push(

@@ -1,4 +1,10 @@
-import { type Pool, countDeliveriesByStatus, countStreamsByStatus } from '@tributary/db';
+import {
+  type BackfillRequest,
+  type Pool,
+  countDeliveriesByStatus,
+  countStreamsByStatus,
+  listOpenBackfills,
+} from '@tributary/db';
 import { TOPICS } from '@tributary/schema';
 import type { Queue } from 'bullmq';
 import type { Admin } from 'kafkajs';
@@ -44,6 +50,8 @@ export interface StatusSnapshot {
   /** Deliveries waiting to be sent, held (stream in error) and failed for good. */
   deliveries?: { pending: number; held: number; failed: number; oldestPendingAt: Date | null };
   streams?: Record<string, number>;
+  /** Operators' backfill requests not done yet (`pnpm admin backfill`). */
+  backfills?: BackfillRequest[];
   services: ServiceStatus[];
   /** The sources that could not be read, with the reason. */
   unreadable: { source: string; error: string }[];
@@ -75,7 +83,7 @@ export async function readStatus(src: StatusSources): Promise<StatusSnapshot> {
       return undefined;
     }
   };
-  const [chains, consumers, queue, deliveries, streams, services] = await Promise.all([
+  const [chains, consumers, queue, deliveries, streams, backfills, services] = await Promise.all([
     attempt('postgres (chains)', () => readChains(src.pool, src.rpcUrls, timeoutMs)),
     attempt('kafka', () => readConsumers(src.admin, `${src.topicPrefix}${TOPICS.blocks}`, src.groups)),
     attempt('redis', () =>
@@ -83,6 +91,7 @@ export async function readStatus(src: StatusSources): Promise<StatusSnapshot> {
     ),
     attempt('postgres (deliveries)', () => countDeliveriesByStatus(src.pool)),
     attempt('postgres (streams)', () => countStreamsByStatus(src.pool)),
+    attempt('postgres (backfills)', () => listOpenBackfills(src.pool)),
     Promise.all(src.services.map((s) => readService(s, timeoutMs))),
   ]);
   return {
@@ -92,6 +101,7 @@ export async function readStatus(src: StatusSources): Promise<StatusSnapshot> {
     ...(queue ? { queue } : {}),
     ...(deliveries ? { deliveries } : {}),
     ...(streams ? { streams } : {}),
+    ...(backfills ? { backfills } : {}),
     services,
     unreadable,
   };

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createPool, insertDelivery, insertStream, type Pool } from '@tributary/db';
+import { createPool, insertDelivery, insertStream, type Pool, requestBackfill } from '@tributary/db';
 import { TOPICS } from '@tributary/schema';
 import {
   createKafkaTopic,
@@ -34,6 +34,7 @@ let queue: Queue;
 let ready: Server;
 let notReady: Server;
 let env: NodeJS.ProcessEnv;
+let backfillId: string;
 const prefix = `${uniqueName('status')}.`;
 const queuePrefix = uniqueName('q');
 
@@ -93,6 +94,9 @@ beforeAll(async () => {
       logsCount: 0,
       txsCount: 0,
     });
+
+  // An operator's backfill request the follower has not finished: shown, not a problem by itself.
+  backfillId = (await requestBackfill(pool, { chainId: 31337, fromBlock: 2, toBlock: 8 })).id;
 
   // Five block events; the matcher's group committed two of them, the projector's none.
   const topic = await createKafkaTopic(`${prefix}${TOPICS.blocks}`);
@@ -185,6 +189,9 @@ describe('the status command', () => {
     ]);
     expect(result.text).toContain('chain 31337: head 30, follower at 10, 20 behind, tables at 4');
     expect(result.text).toContain('deliveries: 2 pending, 1 held, 0 failed');
+    expect(result.text).toContain(
+      `backfill ${backfillId} on chain 31337: blocks 2 to 8, 0 of 7 re-published`,
+    );
     expect(result.text).toContain('STUCK: 7 problem(s)');
   });
 

@@ -62,6 +62,14 @@ export async function nextBackfillRequest(db: Db, chainId: number): Promise<Back
   return rows[0] ? toRequest(rows[0]) : undefined;
 }
 
+/** Every unfinished request, oldest first (the status command shows them). */
+export async function listOpenBackfills(db: Db): Promise<BackfillRequest[]> {
+  const { rows } = await db.query<RawRow>(
+    `SELECT ${COLUMNS} FROM backfill_requests WHERE finished_at IS NULL ORDER BY chain_id, id`,
+  );
+  return rows.map(toRequest);
+}
+
 /** Blocks below `nextBlock` were re-published (Kafka acknowledged them); past to_block the request is done. */
 export async function advanceBackfill(db: Db, id: string, nextBlock: number): Promise<void> {
   await db.query(
