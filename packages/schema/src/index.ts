@@ -7,3 +7,4 @@ export * from './dataResponses.ts';
 export * from './streamRequests.ts';
 export * from './streamResponses.ts';
 export * from './errorBody.ts';
+export * from './webhookJob.ts';

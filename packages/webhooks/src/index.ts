@@ -22,20 +22,14 @@ export { type UrlCheck, checkWebhookUrl, isPrivateAddress } from './checkWebhook
 export { type PostResult, postWebhook } from './postWebhook.ts';
 export {
   DELIVERY_BATCH_SIZE,
-  type DeliveryBatchJob,
-  type DeliveryJob,
   type DeliveryOutcome,
   WEBHOOK_QUEUE,
-  type WebhookJob,
   assignDeliveryJobs,
   enqueueAssignedDeliveries,
-  deliveryBatchJob,
   deliveryBatchJobId,
-  deliveryJob,
   deliveryJobId,
   enqueueDeliveries,
   enqueueDelivery,
   enqueueFollowUps,
-  webhookJob,
 } from './deliveryJob.ts';
 export { keccak256Bytes, keccak256Utf8 } from './keccak256.ts';

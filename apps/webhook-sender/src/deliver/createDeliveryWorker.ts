@@ -1,11 +1,6 @@
-import {
-  type DeliveryOutcome,
-  WEBHOOK_QUEUE,
-  type WebhookJob,
-  enqueueFollowUps,
-  webhookJob,
-} from '@tributary/webhooks';
+import { type DeliveryOutcome, WEBHOOK_QUEUE, enqueueFollowUps } from '@tributary/webhooks';
 import { setDeliveryJobs } from '@tributary/db';
+import { type WebhookJob, webhookJob } from '@tributary/schema';
 import { createOutageLog } from '@tributary/runtime';
 import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { type AttemptDeps, attemptDelivery, createDeliveryStore, slowEndpointMs } from './attemptDelivery.ts';

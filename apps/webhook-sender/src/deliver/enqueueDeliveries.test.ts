@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getTestSettings, uniqueName } from '@tributary/testkit';
-import { WEBHOOK_QUEUE, deliveryBatchJobId, enqueueDeliveries, webhookJob } from '@tributary/webhooks';
+import { webhookJob } from '@tributary/schema';
+import { WEBHOOK_QUEUE, deliveryBatchJobId, enqueueDeliveries } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
