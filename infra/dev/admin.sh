@@ -8,9 +8,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 . infra/lib/ensure-deps.sh
 ensure_deps "$root" >&2
-while IFS= read -r line; do
-  var=${line%%=*}
-  [ -n "${!var:-}" ] || export "${line?}"
-done < <(bash -c '. infra/local/lib.sh; print_env pg redis')
+. infra/lib/ensure-servers.sh
+use_local_addresses "$root" pg redis
 [ "${1:-}" = -- ] && shift # npm run admin -- streams list
 exec pnpm --silent --filter @tributary/admin admin "$@"

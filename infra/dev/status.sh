@@ -8,10 +8,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 . infra/lib/ensure-deps.sh
 ensure_deps "$root" >&2
-while IFS= read -r line; do
-  var=${line%%=*}
-  [ -n "${!var:-}" ] || export "${line?}"
-done < <(bash -c '. infra/local/lib.sh; print_env pg redis kafka anvil')
+. infra/lib/ensure-servers.sh
+use_local_addresses "$root" pg redis kafka anvil
 # npm start's second devnet (devnet2, chain 31338 on 58546, its follower on ops port 9105), when it runs.
 if [ -z "${EXTRA_RPC_URLS:-}" ] && [ "${DEVNET2:-on}" != off ] &&
   curl -s -m 2 -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' \

@@ -26,3 +26,15 @@ ensure_servers() {
   fi
   export DATABASE_URL REDIS_URL KAFKA_BROKERS RPC_URL
 }
+
+# use_local_addresses ROOT SERVICE...: exports the addresses infra/local uses for the servers (kept
+# ports included), for the variables not set already; starts nothing (the status and admin commands
+# report a server that is down instead).
+use_local_addresses() {
+  local root=$1 line var
+  shift
+  while IFS= read -r line; do
+    var=${line%%=*}
+    [ -n "${!var:-}" ] || export "${line?}"
+  done < <(bash -c '. "$0/infra/local/lib.sh"; print_env "$@"' "$root" "$@")
+}

@@ -1,6 +1,7 @@
 import { type Address, type PublicClient, encodeAbiParameters } from 'viem';
 import { decodeText, decodeUint } from './readTokenMetadata.ts';
 import { INTERFACE_IDS, SELECTORS } from './signatures.ts';
+import { callOrNull } from './callOrNull.ts';
 
 export interface NftContractInfo {
   address: Address;
@@ -23,10 +24,10 @@ export async function readNftContractInfo(
   const supports = (id: string) =>
     `${SELECTORS.supportsInterface}${encodeAbiParameters([{ type: 'bytes4' }], [id as `0x${string}`]).slice(2)}` as `0x${string}`;
   const [name, symbol, is721, is1155] = await Promise.all([
-    call(client, contract, SELECTORS.name, blockNumber),
-    call(client, contract, SELECTORS.symbol, blockNumber),
-    call(client, contract, supports(INTERFACE_IDS.ERC721), blockNumber),
-    call(client, contract, supports(INTERFACE_IDS.ERC1155), blockNumber),
+    callOrNull(client, contract, SELECTORS.name, blockNumber),
+    callOrNull(client, contract, SELECTORS.symbol, blockNumber),
+    callOrNull(client, contract, supports(INTERFACE_IDS.ERC721), blockNumber),
+    callOrNull(client, contract, supports(INTERFACE_IDS.ERC1155), blockNumber),
   ]);
   return {
     address: contract.toLowerCase() as Address,
@@ -34,13 +35,4 @@ export async function readNftContractInfo(
     symbol: decodeText(symbol),
     contractType: decodeUint(is721) === 1n ? 'ERC721' : decodeUint(is1155) === 1n ? 'ERC1155' : null,
   };
-}
-
-async function call(client: PublicClient, to: Address, data: `0x${string}`, blockNumber: bigint) {
-  try {
-    const { data: out } = await client.call({ to, data, blockNumber });
-    return out ?? null;
-  } catch {
-    return null;
-  }
 }

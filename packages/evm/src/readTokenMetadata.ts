@@ -1,6 +1,7 @@
 import type { TokenMetadata } from '@tributary/schema';
 import { type Address, type PublicClient, decodeAbiParameters, hexToBytes } from 'viem';
 import { SELECTORS } from './signatures.ts';
+import { callOrNull } from './callOrNull.ts';
 
 /**
  * Reads name, symbol and decimals at the block where the token was first seen and totalSupply
@@ -15,10 +16,10 @@ export async function readTokenMetadata(
 ): Promise<TokenMetadata> {
   const before = firstSeenBlock > 0n ? firstSeenBlock - 1n : 0n;
   const [name, symbol, decimals, supply, codeBefore] = await Promise.all([
-    call(client, token, SELECTORS.name, firstSeenBlock),
-    call(client, token, SELECTORS.symbol, firstSeenBlock),
-    call(client, token, SELECTORS.decimals, firstSeenBlock),
-    call(client, token, SELECTORS.totalSupply, before),
+    callOrNull(client, token, SELECTORS.name, firstSeenBlock),
+    callOrNull(client, token, SELECTORS.symbol, firstSeenBlock),
+    callOrNull(client, token, SELECTORS.decimals, firstSeenBlock),
+    callOrNull(client, token, SELECTORS.totalSupply, before),
     firstSeenBlock > 0n ? client.getCode({ address: token, blockNumber: before }).catch(() => '0x') : '0x',
   ]);
   const existedBefore = codeBefore !== undefined && codeBefore !== '0x';
@@ -33,15 +34,6 @@ export async function readTokenMetadata(
     totalSupply: totalSupply === null ? null : totalSupply.toString(),
     readAtBlock: Number(before),
   };
-}
-
-async function call(client: PublicClient, to: Address, data: `0x${string}`, blockNumber: bigint) {
-  try {
-    const { data: out } = await client.call({ to, data, blockNumber });
-    return out ?? null;
-  } catch {
-    return null;
-  }
 }
 
 export function decodeUint(data: `0x${string}` | null): bigint | null {
