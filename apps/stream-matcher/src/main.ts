@@ -28,6 +28,7 @@ createPoolGauges(metrics, pool);
 pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
 
 const deadLetters = createDeadLetterCounter(metrics);
+const matcherMetrics = createMatcherMetrics(metrics);
 
 const matcher = createMatcher({
   pool,
@@ -49,8 +50,9 @@ const matcher = createMatcher({
   // Crash-only: a matcher that cannot go on exits, asking its supervisor for a restart.
   onFatal: (reason, err) => shutdown.fail(reason, err),
   onDeadLetter: (letter) => deadLetters.inc({ consumer: 'stream-matcher', topic: letter.topic }),
-  metrics: createMatcherMetrics(metrics),
+  metrics: matcherMetrics,
 });
+matcherMetrics.countStreams(() => matcher.streamCounts());
 createConsumerLagGauge(metrics, env.MATCHER_GROUP_ID, () => matcher.lag());
 health.addCheck('matcher', () => matcher.checkReady());
 health.addCheck('postgres', async () => {

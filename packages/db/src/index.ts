@@ -136,7 +136,12 @@ export {
 } from './queries/walletTransfers.ts';
 export { type WalletRangeTotalQuery, walletRangeTotal } from './queries/walletRangeTotal.ts';
 export { withTransaction } from './withTransaction.ts';
-export { getStreamVersion, loadMatchableStreamVersions } from './streams/streamVersions.ts';
+export {
+  findStreamsChangedSince,
+  getStreamSetVersion,
+  getStreamVersion,
+  loadMatchableStreamVersions,
+} from './streams/streamVersions.ts';
 export { type UnconfirmedDelivery, findUnconfirmedDeliveries } from './streams/unconfirmedDeliveries.ts';
 export {
   type DeliveryCounts,

@@ -55,6 +55,8 @@ export interface Matcher {
   ready(): boolean;
   /** The status under which this instance evaluates a stream (undefined: not evaluated). */
   streamStatus(streamId: string): StreamStatus | undefined;
+  /** The streams this instance evaluates, by status. */
+  streamCounts(): Map<StreamStatus, number>;
   /** The block consumer group's messages not yet committed (asks the broker). */
   lag(): Promise<number>;
 }
@@ -151,6 +153,22 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   const blocks: Consumer = kafka.consumer({ groupId: opts.kafka.groupId, maxWaitTimeInMs: 500 });
   let isReady = false;
 
+  /**
+   * A block is evaluated against every stream change committed before it, including those whose
+   * change event has not come (late, or never published while Kafka was away): the fence first.
+   */
+  async function evaluate(event: BlockEvent): Promise<number> {
+    const caughtUp = await store.catchUp();
+    if (caughtUp.length > 0) {
+      opts.metrics?.streamsReloaded('before-block', caughtUp.length);
+      logger.debug(
+        { chainId: event.chainId, block: event.block.number, streams: caughtUp },
+        'streams changed before their change event came: reloaded before the block',
+      );
+    }
+    return handleBlock(event);
+  }
+
   return {
     async start(untilUp = <T>(_what: string, step: () => Promise<T>) => step()) {
       await untilUp('kafka (topics)', async () => {
@@ -191,6 +209,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
             signal: stopping.signal,
             onWait: heartbeat,
           });
+          opts.metrics?.streamsReloaded('change-event', 1);
           logger.debug({ streamId: change.streamId, kind: change.kind }, 'stream reloaded');
         },
       });
@@ -215,7 +234,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
             return;
           }
           const startedAt = performance.now();
-          const enqueued = await retryUntilDone(() => handleBlock(event), {
+          const enqueued = await retryUntilDone(() => evaluate(event), {
             outage: blockOutage,
             signal: stopping.signal,
             onWait: heartbeat,
@@ -242,6 +261,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
           store.reconcile().then(
             (changed) => {
               reconcileOutage.ok();
+              opts.metrics?.streamsReloaded('reconcile', changed.length);
               if (changed.length > 0)
                 logger.warn({ streams: changed }, 'streams changed without a change event: reloaded');
             },
@@ -280,6 +300,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
       watchdog.check();
     },
     streamStatus: (streamId) => store.get(streamId)?.status,
+    streamCounts: () => store.countByStatus(),
     lag: () => lagProbe.lag(),
   };
 }

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type Pool, addStreamAddresses, createPool, insertStream, setStreamStatus } from '@tributary/db';
+import {
+  type Pool,
+  addStreamAddresses,
+  createPool,
+  insertStream,
+  recordStreamFailures,
+  setStreamStatus,
+} from '@tributary/db';
 import { createLogger } from '@tributary/runtime';
 import { type TestDatabase, createTestDatabase } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,5 +88,69 @@ describe('stream store reconcile', () => {
     await store.reconcile();
     await pool.query('UPDATE streams SET success_rate = 90 WHERE id = $1', [other]);
     expect(await store.reconcile()).toEqual([]);
+  });
+});
+
+// The check before each block: a change committed before the block is in memory when the block is
+// evaluated, whether or not its change event has come.
+describe('stream store catch-up before a block', () => {
+  it('reloads exactly the streams whose evaluated state changed since, and nothing when none did', async () => {
+    const store = createStreamStore({ pool, logger: createLogger('store', 'silent') });
+    await store.loadAll();
+    expect(await store.catchUp()).toEqual([]);
+
+    const created = await newStream();
+    expect(await store.catchUp()).toEqual([created]);
+    expect(store.get(created)?.status).toBe('active');
+    expect(await store.catchUp()).toEqual([]);
+
+    const token = `0x${'cd'.repeat(20)}`;
+    await addStreamAddresses(pool, created, [token]);
+    expect(await store.catchUp()).toEqual([created]);
+    expect([...store.get(created)!.addresses]).toEqual([token]);
+
+    // Delivery health is not evaluated: no reload.
+    await pool.query('UPDATE streams SET success_rate = 80 WHERE id = $1', [created]);
+    expect(await store.catchUp()).toEqual([]);
+
+    await recordStreamFailures(pool, created, 20, 70);
+    expect(await store.catchUp()).toEqual([created]);
+    expect(store.get(created)?.status).toBe('error');
+
+    await setStreamStatus(pool, accountId, created, 'paused', 'Stream is paused');
+    expect(await store.catchUp()).toEqual([created]);
+    expect(store.get(created)).toBeUndefined();
+    expect(store.countByStatus().get('active')).toBe(
+      Number((await pool.query(`SELECT count(*) AS n FROM streams WHERE status = 'active'`)).rows[0].n),
+    );
+  });
+
+  it('does not wait for a change still in its transaction, and takes it once committed', async () => {
+    const store = createStreamStore({ pool, logger: createLogger('store', 'silent') });
+    await store.loadAll();
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const id = randomUUID();
+      await insertStream(client, {
+        id,
+        accountId,
+        chainIds: [31337],
+        config: {
+          webhookUrl: 'http://127.0.0.1:9/h',
+          description: 'd',
+          tag: 't',
+          chainIds: ['0x7a69'],
+          includeNativeTxs: true,
+        },
+      });
+      expect(await store.catchUp()).toEqual([]);
+      expect(store.get(id)).toBeUndefined();
+      await client.query('COMMIT');
+      expect(await store.catchUp()).toEqual([id]);
+      expect(store.get(id)?.status).toBe('active');
+    } finally {
+      client.release();
+    }
   });
 });

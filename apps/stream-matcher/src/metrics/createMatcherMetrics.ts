@@ -1,10 +1,17 @@
-import { Counter, Histogram, type Registry } from '@tributary/runtime';
+import { Counter, Gauge, Histogram, type Registry } from '@tributary/runtime';
 
 export interface MatcherMetrics {
   /** One block event evaluated and its deliveries stored: its type and how long it took. */
   blockEvaluated(type: 'new' | 'confirmed' | 'removed', seconds: number): void;
   /** The (stream, block) matches of one block event, and the delivery rows it created by kind. */
   stored(matches: number, created: { kind: 'unconfirmed' | 'confirmed' | 'removal' }[]): void;
+  /**
+   * Streams reloaded from PostgreSQL, by what found their change: its change event, the check
+   * before a block (the event had not come yet), or the periodic reconcile (the event was lost).
+   */
+  streamsReloaded(cause: 'change-event' | 'before-block' | 'reconcile', count: number): void;
+  /** Where the gauge of streams in memory by status reads its counts. */
+  countStreams(source: () => Map<string, number>): void;
 }
 
 /** What an operator asks of the matcher: time per block, matches, deliveries created. */
@@ -28,6 +35,24 @@ export function createMatcherMetrics(registry: Registry): MatcherMetrics {
     registers: [registry],
   });
   for (const kind of ['unconfirmed', 'confirmed', 'removal']) deliveries.inc({ kind }, 0);
+  const reloads = new Counter({
+    name: 'tributary_matcher_stream_reloads_total',
+    help: 'Streams reloaded from PostgreSQL, by what found the change (change-event, before-block, reconcile)',
+    labelNames: ['cause'],
+    registers: [registry],
+  });
+  for (const cause of ['change-event', 'before-block', 'reconcile']) reloads.inc({ cause }, 0);
+  let streamCounts: () => Map<string, number> = () => new Map();
+  new Gauge({
+    name: 'tributary_matcher_streams',
+    help: 'Streams this matcher instance evaluates, by status (active; error: evaluated, webhooks held)',
+    labelNames: ['status'],
+    registers: [registry],
+    collect() {
+      const counts = streamCounts();
+      for (const status of ['active', 'error']) this.set({ status }, counts.get(status) ?? 0);
+    },
+  });
   return {
     blockEvaluated(type, seconds) {
       blockSeconds.observe({ type }, seconds);
@@ -35,6 +60,12 @@ export function createMatcherMetrics(registry: Registry): MatcherMetrics {
     stored(n, created) {
       matches.inc(n);
       for (const c of created) deliveries.inc({ kind: c.kind });
+    },
+    streamsReloaded(cause, count) {
+      if (count > 0) reloads.inc({ cause }, count);
+    },
+    countStreams(source) {
+      streamCounts = source;
     },
   };
 }

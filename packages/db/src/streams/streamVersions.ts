@@ -18,3 +18,20 @@ export async function getStreamVersion(db: Db, id: string): Promise<string | und
   );
   return rows[0]?.config_version;
 }
+
+/**
+ * The version of the whole stream set (migration 066): every change a matcher evaluates moves it,
+ * in the change's own transaction, so when it reads V every change up to V has committed.
+ */
+export async function getStreamSetVersion(db: Db): Promise<bigint> {
+  const { rows } = await db.query<{ version: string }>('SELECT version FROM stream_set_version');
+  return BigInt(rows[0]?.version ?? 0);
+}
+
+/** The streams (any status) whose last evaluated change came after set version `since`. */
+export async function findStreamsChangedSince(db: Db, since: bigint): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM streams WHERE set_version > $1', [
+    since.toString(),
+  ]);
+  return rows.map((r) => r.id);
+}
