@@ -1,7 +1,7 @@
 import {
   createDeadLetters,
   createKafka,
-  createStreamChangePublisher,
+  createStreamChangeAnnouncer,
   kafkaClientLogger,
   streamChangeOf,
 } from '@tributary/bus';
@@ -53,11 +53,15 @@ const producer = kafka.producer({
   allowAutoTopicCreation: true,
   createPartitioner: Partitioners.DefaultPartitioner,
 });
-const sendChange = createStreamChangePublisher(producer, env.KAFKA_TOPIC_PREFIX);
-const publishStatus = async (streamId: string) => {
-  await sendChange(streamChangeOf(streamId, 'upsert'));
-  kafkaOutage.ok();
-};
+// Started now, awaited before the sender says it is ready (dead letters need it too).
+const producerConnected = service.untilUp('kafka (producer)', () => producer.connect());
+const announceChange = createStreamChangeAnnouncer({
+  producer,
+  topicPrefix: env.KAFKA_TOPIC_PREFIX,
+  ready: producerConnected,
+  outage: kafkaOutage,
+});
+const announceStatus = (streamId: string) => announceChange(streamChangeOf(streamId, 'upsert'));
 
 const deadLetters = createDeadLetterCounter(metrics);
 // Poison jobs (data that is not a webhook job) go where every consumer's poison messages go.
@@ -83,7 +87,7 @@ const worker = createDeliveryWorker({
   timeoutMs: env.WEBHOOK_TIMEOUT_MS,
   allowPrivate: env.ALLOW_PRIVATE_WEBHOOK_URLS,
   successRateThreshold: env.SUCCESS_RATE_THRESHOLD,
-  onStreamStatusChanged: publishStatus,
+  onStreamStatusChanged: announceStatus,
   redisUrl: env.REDIS_URL,
   queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
   concurrency: env.SENDER_CONCURRENCY,
@@ -109,7 +113,7 @@ const stopSweep = startTerminationSweep({
   logger,
   afterMs: env.TERMINATE_AFTER_MS,
   everyMs: env.TERMINATE_SWEEP_MS,
-  onTerminated: publishStatus,
+  onTerminated: announceStatus,
 });
 // The relay's own queue client fails fast while Redis is down (no offline queue): a pass fails
 // and the next one, after Redis is back, finds every job that went missing with it.
@@ -150,8 +154,7 @@ health.addCheck('postgres', async () => {
   await pool.query('SELECT 1');
 });
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
-// Status changes reach the matchers through Kafka; deliveries need only Redis and PostgreSQL.
-await service.untilUp('kafka (producer)', () => producer.connect());
+await producerConnected;
 
 // worker.close() waits for in-flight attempts; the shutdown deadline bounds it.
 shutdown.register('worker', 'intake', async () => {

@@ -12,4 +12,4 @@ export {
 } from './createDeadLetters.ts';
 export { createLagProbe } from './createLagProbe.ts';
 export { kafkaClientLogger } from './kafkaClientLogger.ts';
-export { createStreamChangePublisher, streamChangeOf } from './createStreamChangePublisher.ts';
+export { createStreamChangeAnnouncer, streamChangeOf } from './createStreamChangeAnnouncer.ts';

@@ -51,7 +51,7 @@ export function addAddressRoutes(router: Router, deps: StreamRouteDeps): void {
     const id = await ownStream(deps, req, res);
     const { given, list } = parseAddresses(req.body);
     await addStreamAddresses(deps.pool, id, list);
-    await deps.publishChange(streamChangeOf(id, 'addresses'));
+    deps.announceChange(streamChangeOf(id, 'addresses'));
     sendJson(res, 200, { streamId: id, address: given });
   });
 
@@ -75,7 +75,7 @@ export function addAddressRoutes(router: Router, deps: StreamRouteDeps): void {
     const id = await ownStream(deps, req, res);
     const { given, list } = parseAddresses(req.body);
     await removeStreamAddresses(deps.pool, id, list);
-    await deps.publishChange(streamChangeOf(id, 'addresses'));
+    deps.announceChange(streamChangeOf(id, 'addresses'));
     sendJson(res, 200, { streamId: id, address: given });
   });
 
@@ -85,7 +85,7 @@ export function addAddressRoutes(router: Router, deps: StreamRouteDeps): void {
     await withTransaction(deps.pool, async (client) => {
       await replaceStreamAddresses(client, id, list);
     });
-    await deps.publishChange(streamChangeOf(id, 'addresses'));
+    deps.announceChange(streamChangeOf(id, 'addresses'));
     sendJson(res, 200, { streamId: id, address: given });
   });
 }

@@ -1,4 +1,4 @@
-import { createKafka, createStreamChangePublisher, kafkaClientLogger } from '@tributary/bus';
+import { createKafka, createStreamChangeAnnouncer, kafkaClientLogger } from '@tributary/bus';
 import { envInt, kafkaEnv, redisEnv, webhookQueueEnv, webhookUrlEnv } from '@tributary/config';
 import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
@@ -52,15 +52,20 @@ export async function createStreamServices(opts: {
     maxInFlightRequests: 1,
     createPartitioner: Partitioners.DefaultPartitioner,
   });
-  // The data interface does not need Kafka: the gateway serves while the producer connects (with
-  // backoff, one log line per outage); a stream change meanwhile waits for it.
+  // The gateway does not need Kafka: it serves while the producer connects (with backoff, one log
+  // line per outage); a stream change announced meanwhile waits for it, the call does not.
   const stopping = new AbortController();
   const connected = retryUntilDone(() => producer.connect(), {
     outage: createOutageLog(opts.logger, 'kafka (stream change producer)'),
     signal: stopping.signal,
   });
   connected.catch(() => undefined); // only given up when the gateway stops
-  const publish = createStreamChangePublisher(producer, env.KAFKA_TOPIC_PREFIX);
+  const announceChange = createStreamChangeAnnouncer({
+    producer,
+    topicPrefix: env.KAFKA_TOPIC_PREFIX,
+    ready: connected,
+    outage: kafkaOutage,
+  });
   const deliveryQueue = new Queue(WEBHOOK_QUEUE, {
     connection: { url: env.REDIS_URL, maxRetriesPerRequest: null },
     prefix: env.WEBHOOK_QUEUE_PREFIX,
@@ -75,11 +80,7 @@ export async function createStreamServices(opts: {
         logger: opts.logger,
       }),
       cursors: createCursorCodec(opts.cursorSecret),
-      publishChange: async (change) => {
-        await connected;
-        await publish(change);
-        kafkaOutage.ok();
-      },
+      announceChange,
       deliveryQueue,
       allowPrivateWebhookUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS,
       testWebhookTimeoutMs: env.TEST_WEBHOOK_TIMEOUT_MS,

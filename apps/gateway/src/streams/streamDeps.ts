@@ -14,8 +14,11 @@ export interface StreamRouteDeps {
   /** A stream on a chain that is not followed is accepted (as the hosted service does) and logged. */
   followedChains: FollowedChains;
   cursors: CursorCodec;
-  /** Tells every stream-matcher instance to reload a stream (Kafka `streams.changes.v1`). */
-  publishChange: (change: StreamChange) => Promise<void>;
+  /**
+   * Tells every stream-matcher instance to reload a stream now (Kafka `streams.changes.v1`), best
+   * effort: matchers also find the committed change before their next block.
+   */
+  announceChange: (change: StreamChange) => void;
   /** The webhook delivery queue: replays and resumed (held) deliveries are enqueued here. */
   deliveryQueue: Queue;
   allowPrivateWebhookUrls: boolean;

@@ -76,7 +76,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
       config,
       chainIds: config.chainIds.map((c) => Number.parseInt(c, 16)),
     });
-    await deps.publishChange(streamChangeOf(row.id, 'upsert'));
+    deps.announceChange(streamChangeOf(row.id, 'upsert'));
     await warnUnfollowed(deps, row.id, config.chainIds);
     sendJson(res, 200, formatStream(row));
   });
@@ -131,7 +131,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
       config.chainIds.map((c) => Number.parseInt(c, 16)),
     );
     if (!row) throw new NotFoundError('Stream not found');
-    await deps.publishChange(streamChangeOf(id, 'upsert'));
+    deps.announceChange(streamChangeOf(id, 'upsert'));
     await warnUnfollowed(deps, id, config.chainIds);
     sendJson(res, 200, formatStream(row));
   });
@@ -140,7 +140,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     const id = streamIdParam(req.params['id']);
     const row = await deleteStream(deps.pool, accountOf(res).id, id);
     if (!row) throw new NotFoundError('Stream not found');
-    await deps.publishChange(streamChangeOf(id, 'delete'));
+    deps.announceChange(streamChangeOf(id, 'delete'));
     sendJson(res, 200, formatStream(row));
   });
 
@@ -162,7 +162,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     }
     const row = await setStreamStatus(deps.pool, account.id, id, status, STATUS_MESSAGES[status]);
     if (!row) throw new NotFoundError('Stream not found');
-    await deps.publishChange(streamChangeOf(id, 'upsert'));
+    deps.announceChange(streamChangeOf(id, 'upsert'));
     if (status === 'active') {
       // Each released row names its job first: should this enqueue not happen, the relay does it.
       const suffix = `_resume_${Date.now()}`;

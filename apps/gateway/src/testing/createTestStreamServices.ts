@@ -17,16 +17,18 @@ export interface TestStreamServices {
 /**
  * The real stream interface over a test database: a Kafka producer on a topic prefix and a
  * delivery queue on a Redis prefix of its own, loopback webhook URLs allowed (test receivers).
+ * `kafkaBrokers` replaces the test Kafka (a broker that is away).
  */
 export async function createTestStreamServices(
   pool: Pool,
   redisUrl: string,
   logger: Logger = createLogger('gateway-test', process.env['LOG_LEVEL'] ?? 'silent'),
+  kafkaBrokers: string[] = KAFKA_BROKERS,
 ): Promise<TestStreamServices> {
   const unique = `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
   const services = await createStreamServices({
     env: {
-      KAFKA_BROKERS,
+      KAFKA_BROKERS: kafkaBrokers,
       KAFKA_CLIENT_ID: 'gateway-test',
       KAFKA_TOPIC_PREFIX: `t-${unique}.`,
       REDIS_URL: redisUrl,

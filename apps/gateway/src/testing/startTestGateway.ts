@@ -27,7 +27,8 @@ export interface TestGateway {
 
 /**
  * A gateway on port 0 over its own fresh database and its own Redis key prefix. `streams: true`
- * mounts the real stream interface (see createTestStreamServices) in place of `mountStreams`.
+ * mounts the real stream interface (see createTestStreamServices) in place of `mountStreams`,
+ * on `kafkaBrokers` when given.
  */
 export async function startTestGateway(
   overrides: Partial<
@@ -39,14 +40,14 @@ export async function startTestGateway(
       | 'mountStreams'
       | 'transferCheckpointBlocks'
       | 'followedChainsCacheMs'
-    > & { streams: boolean; logger: Logger }
+    > & { streams: boolean; logger: Logger; kafkaBrokers: string[] }
   > = {},
 ): Promise<TestGateway> {
   const db = await createTestDatabase();
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: false });
   const logger = overrides.logger ?? createLogger('gateway-test', process.env['LOG_LEVEL'] ?? 'silent');
   const streams = overrides.streams
-    ? await createTestStreamServices(db.pool, TEST_REDIS_URL, logger)
+    ? await createTestStreamServices(db.pool, TEST_REDIS_URL, logger, overrides.kafkaBrokers)
     : undefined;
   const prefix = `test:gw:${randomBytes(6).toString('hex')}:`;
   const app = createApp({

@@ -25,8 +25,8 @@ export interface AttemptDeps {
   timeoutMs: number;
   allowPrivate: boolean;
   successRateThreshold: number;
-  /** Tells the matchers that a stream changed status (it now holds its webhooks). */
-  onStreamStatusChanged: (streamId: string) => Promise<void>;
+  /** Tells the matchers at once that a stream changed status (it now holds its webhooks); never throws. */
+  onStreamStatusChanged: (streamId: string) => void;
   /** One POST made: its outcome and latency (for the metrics). */
   onAttempt?: (outcome: 'delivered' | 'retry' | 'gave_up' | 'held', latencyMs: number) => void;
 }
@@ -152,7 +152,7 @@ export async function attemptDelivery(
   }
 
   const health = await deps.store.failed(d.streamId);
-  if (health?.changed) await deps.onStreamStatusChanged(d.streamId);
+  if (health?.changed) deps.onStreamStatusChanged(d.streamId);
   const exhausted = attemptsMade >= deps.retryScheduleMs.length;
   const inError = health?.status === 'error';
   const newStatus = exhausted ? 'failed' : inError ? 'held' : 'pending';

@@ -67,7 +67,7 @@ describe('termination sweep', () => {
       logger: createLogger('sweep', 'silent'),
       afterMs: 2_000,
       everyMs: 100,
-      onTerminated: async (id) => {
+      onTerminated: (id) => {
         announced.push(id);
       },
     });

@@ -7,14 +7,15 @@ export function startTerminationSweep(opts: {
   logger: Logger;
   afterMs: number;
   everyMs: number;
-  onTerminated: (streamId: string) => Promise<void>;
+  /** Announces the change to the matchers (best effort, never throws). */
+  onTerminated: (streamId: string) => void;
 }): () => void {
   const timer = setInterval(() => {
     terminateStaleErrorStreams(opts.pool, opts.afterMs)
-      .then(async (ids) => {
+      .then((ids) => {
         for (const id of ids) {
           opts.logger.warn({ streamId: id }, 'stream terminated after staying in error');
-          await opts.onTerminated(id);
+          opts.onTerminated(id);
         }
       })
       .catch((err: unknown) => opts.logger.error({ err }, 'termination sweep failed'));
