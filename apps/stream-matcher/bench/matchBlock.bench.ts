@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ChainLog, ChainTransaction, FullBlockEvent } from '@tributary/schema';
 import { StreamIndex, type StreamConfig, TRANSFER_TOPIC, compileStream } from '@tributary/stream-rules';
 import { envNumber, percentile, writeResult } from '@tributary/testkit/bench';
+import { erc20TransferEventAbi } from '@tributary/evm';
 
 /**
  * In-process micro-benchmark of the matcher's hot function: one block of BENCH_LOGS logs (and
@@ -30,17 +31,6 @@ const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}` as `0x$
 const word = (addr: string) => `0x${'0'.repeat(24)}${addr.slice(2)}` as `0x${string}`;
 const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)]!;
 
-const transferAbi = {
-  anonymous: false,
-  inputs: [
-    { indexed: true, name: 'from', type: 'address' },
-    { indexed: true, name: 'to', type: 'address' },
-    { indexed: false, name: 'value', type: 'uint256' },
-  ],
-  name: 'Transfer',
-  type: 'event',
-};
-
 const before = heap();
 const t0 = performance.now();
 const watched: string[] = new Array(addresses);
@@ -57,7 +47,7 @@ for (let s = 0; s < streams; s++) {
     includeContractLogs: true,
     includeNativeTxs: s % 5 === 0,
     topic0: ['Transfer(address,address,uint256)'],
-    abi: [transferAbi],
+    abi: [erc20TransferEventAbi],
     allAddresses: wildcard || undefined,
     // Every wildcard stream and one stream in a hundred filter on the decoded value.
     advancedOptions:

@@ -19,6 +19,7 @@ import {
   unique,
   writeResult,
 } from '@tributary/testkit/bench';
+import { erc20TransferEventAbi } from '@tributary/evm';
 
 /**
  * Block seen -> unconfirmed webhook answered: block events go into Kafka stamped with their
@@ -35,16 +36,6 @@ const senderDir = fileURLToPath(new URL('../../webhook-sender/', import.meta.url
 
 const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}` as `0x${string}`;
 const word = (a: string) => `0x${'0'.repeat(24)}${a.slice(2)}` as `0x${string}`;
-const transferAbi = {
-  anonymous: false,
-  inputs: [
-    { indexed: true, name: 'from', type: 'address' },
-    { indexed: true, name: 'to', type: 'address' },
-    { indexed: false, name: 'value', type: 'uint256' },
-  ],
-  name: 'Transfer',
-  type: 'event',
-};
 
 async function main() {
   const db = await createBenchDatabase();
@@ -106,7 +97,7 @@ async function main() {
           chainIds: ['0x7a69'],
           includeContractLogs: true,
           topic0: ['Transfer(address,address,uint256)'],
-          abi: [transferAbi],
+          abi: [erc20TransferEventAbi],
         },
       });
       await addStreamAddresses(pool, id, [address]);

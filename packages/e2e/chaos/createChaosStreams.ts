@@ -1,17 +1,5 @@
+import { erc20TransferEventAbi } from '@tributary/evm';
 import type { ChaosStream } from './countWebhooks.ts';
-
-const transferAbi = [
-  {
-    type: 'event',
-    name: 'Transfer',
-    anonymous: false,
-    inputs: [
-      { name: 'from', type: 'address', indexed: true },
-      { name: 'to', type: 'address', indexed: true },
-      { name: 'value', type: 'uint256', indexed: false },
-    ],
-  },
-];
 
 /**
  * Three streams through the gateway, as a user creates them: Transfer logs of the first emitter,
@@ -45,7 +33,7 @@ export async function createChaosStreams(opts: {
       chainIds: ['0x7a69'],
       includeContractLogs: true,
       topic0: ['Transfer(address,address,uint256)'],
-      abi: transferAbi,
+      abi: [erc20TransferEventAbi],
       ...(address === 'all' ? { allAddresses: true } : {}),
     });
     if (address !== 'all') await call('POST', `/streams/evm/${created.id}/address`, { address });

@@ -1,5 +1,6 @@
 import { demoTokenAbi } from '@tributary/contracts';
 import { type DemoDeployment, type DevnetClient, createDevnetClient, deployDemo } from '@tributary/devnet';
+import { erc20TransferEventAbi } from '@tributary/evm';
 import { type StartedAnvil, startAnvil } from '@tributary/testkit';
 import type { Abi, Hash } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,16 +15,6 @@ import { waitFor } from './harness/waitFor.ts';
 // stream on both chain ids gets each chain's webhooks with that chain's id, and each chain is
 // served by name and by hex id with its own transfers only.
 const erc20 = demoTokenAbi as Abi;
-const transferAbi = {
-  anonymous: false,
-  inputs: [
-    { indexed: true, name: 'from', type: 'address' },
-    { indexed: true, name: 'to', type: 'address' },
-    { indexed: false, name: 'value', type: 'uint256' },
-  ],
-  name: 'Transfer',
-  type: 'event',
-};
 
 interface Devnet {
   chainId: number;
@@ -86,7 +77,7 @@ describe('two chains followed at once', () => {
       chainIds: devnets.map((d) => d.hex),
       includeContractLogs: true,
       topic0: ['Transfer(address,address,uint256)'],
-      abi: [transferAbi],
+      abi: [erc20TransferEventAbi],
     });
     expect(created.status).toBe(200);
     expect(created.body.chainIds).toEqual(['0x7a69', '0x7a6a']);

@@ -1,5 +1,6 @@
 import { demoTokenAbi } from '@tributary/contracts';
 import { type DemoDeployment, type DevnetClient, createDevnetClient, deployDemo } from '@tributary/devnet';
+import { erc20TransferEventAbi } from '@tributary/evm';
 import { startAnvil } from '@tributary/testkit';
 import Moralis from 'moralis';
 import { type Abi, type Address, type Hash, type PublicClient, keccak256, toBytes } from 'viem';
@@ -54,18 +55,7 @@ beforeAll(async () => {
     includeContractLogs: true,
     notifyRemovals: true,
     topic0: ['Transfer(address,address,uint256)'],
-    abi: [
-      {
-        type: 'event',
-        name: 'Transfer',
-        anonymous: false,
-        inputs: [
-          { name: 'from', type: 'address', indexed: true },
-          { name: 'to', type: 'address', indexed: true },
-          { name: 'value', type: 'uint256', indexed: false },
-        ],
-      },
-    ],
+    abi: [erc20TransferEventAbi],
   });
   expect(created.status).toBe(200);
   streamId = created.body.id;

@@ -6,17 +6,10 @@ import {
   deployDemo,
   waitMined,
 } from '@tributary/devnet';
+import { erc20TransferEventAbi } from '@tributary/evm';
 import { startAnvil } from '@tributary/testkit';
 import Moralis from 'moralis';
-import {
-  type Abi,
-  type Address,
-  type Hash,
-  type PublicClient,
-  formatUnits,
-  keccak256,
-  stringToBytes,
-} from 'viem';
+import { type Abi, type Address, type Hash, type PublicClient, keccak256, stringToBytes } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TRANSFER_TOPIC0, decodeChainTransfer, readToken } from './harness/chainTruth.ts';
 import { type GatewayClient, createGatewayClient } from './harness/createGatewayClient.ts';
@@ -35,17 +28,15 @@ import { waitFor } from './harness/waitFor.ts';
 // the token table the matcher reads names from). Every service is a child process.
 const TEST_WEBHOOK_BODY =
   '{"abi":[],"block":{"hash":"","number":"","timestamp":""},"txs":[],"txsInternal":[],"tag":"","streamId":"","logs":[],"chainId":"","confirmed":true,"retries":0,"erc20Approvals":[],"erc20Transfers":[],"nftApprovals":{"ERC721":[],"ERC1155":[]},"nftTokenApprovals":[],"nftTransfers":[],"nativeBalances":[]}';
-const transferAbi = {
-  anonymous: false,
-  inputs: [
-    { indexed: true, name: 'from', type: 'address' },
-    { indexed: true, name: 'to', type: 'address' },
-    { indexed: false, name: 'value', type: 'uint256' },
-  ],
-  name: 'Transfer',
-  type: 'event',
-};
 const erc20 = demoTokenAbi as Abi;
+/** valueWithDecimals of the demo token amounts this file sends, at its 18 decimals, worked out by hand. */
+const DEMO_AMOUNTS: Record<string, string> = {
+  '0': '0',
+  '5': '0.000000000000000005',
+  '123': '0.000000000000000123',
+  '1000000000000000000': '1',
+  '1180591620717411315769': '1180.591620717411315769', // BIG: 2^70 + 12345
+};
 
 let pipeline: Pipeline;
 let client: DevnetClient;
@@ -112,10 +103,11 @@ async function expectedBody(blockNumber: bigint, confirmed: boolean) {
     .filter((l) => l.address.toLowerCase() === demo.demo.toLowerCase() && l.topics[0] === TRANSFER_TOPIC0)
     .sort((a, b) => a.logIndex - b.logIndex);
   const token = await readToken(chain, demo.demo);
+  expect(token.decimals).toBe(18);
   return {
     confirmed,
     chainId: '0x7a69',
-    abi: [transferAbi],
+    abi: [erc20TransferEventAbi],
     streamId,
     tag: 'e2e-transfers',
     retries: 0,
@@ -144,7 +136,7 @@ async function expectedBody(blockNumber: bigint, confirmed: boolean) {
         tokenName: token.name,
         tokenSymbol: token.symbol,
         tokenDecimals: String(token.decimals),
-        valueWithDecimals: formatUnits(t.value, token.decimals!),
+        valueWithDecimals: DEMO_AMOUNTS[t.value.toString()] ?? `no amount worked out for ${t.value}`,
         possibleSpam: false,
       };
     }),
@@ -172,7 +164,7 @@ describe('streams over the whole pipeline', () => {
       chainIds: ['0x7a69'],
       includeContractLogs: true,
       topic0: ['Transfer(address,address,uint256)'],
-      abi: [transferAbi],
+      abi: [erc20TransferEventAbi],
     };
     const created = await gw.request('PUT', '/streams/evm', body);
     expect(created.status).toBe(200);

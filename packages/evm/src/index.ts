@@ -8,6 +8,7 @@ export {
   TRANSFER_SIGNATURE,
   TRANSFER_TOPIC0,
   ZERO_ADDRESS,
+  erc20TransferEventAbi,
   eventTopic0,
   functionSelector,
 } from './signatures.ts';

@@ -1,4 +1,4 @@
-import { keccak256, toBytes } from 'viem';
+import { type AbiEvent, keccak256, toBytes } from 'viem';
 
 /** topic0 of an event or the 4-byte selector of a function, from its string signature. */
 export function eventTopic0(signature: string): `0x${string}` {
@@ -12,6 +12,17 @@ export function functionSelector(signature: string): `0x${string}` {
 export const TRANSFER_SIGNATURE = 'Transfer(address,address,uint256)';
 /** keccak256("Transfer(address,address,uint256)"): shared by ERC20 (3 topics) and ERC721 (4 topics). */
 export const TRANSFER_TOPIC0 = eventTopic0(TRANSFER_SIGNATURE);
+/** The ABI item of the ERC20 Transfer event (value not indexed), as a stream's `abi` names it. */
+export const erc20TransferEventAbi = {
+  anonymous: false,
+  inputs: [
+    { indexed: true, name: 'from', type: 'address' },
+    { indexed: true, name: 'to', type: 'address' },
+    { indexed: false, name: 'value', type: 'uint256' },
+  ],
+  name: 'Transfer',
+  type: 'event',
+} satisfies AbiEvent;
 /** keccak256("Approval(address,address,uint256)"): ERC20 (3 topics) and ERC721 (4 topics: the token id indexed). */
 export const APPROVAL_TOPIC0 = eventTopic0('Approval(address,address,uint256)');
 /** ERC721 and ERC1155 alike: (owner indexed, operator indexed, bool approved). */

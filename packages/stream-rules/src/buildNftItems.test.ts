@@ -1,3 +1,4 @@
+import { erc20TransferEventAbi } from '@tributary/evm';
 import type { ChainLog, FullBlockEvent } from '@tributary/schema';
 import { describe, expect, it } from 'vitest';
 import { compileStream } from './compileStream.ts';
@@ -79,20 +80,12 @@ const INFO: FullBlockEvent['tokenInfo'] = [
   { address: ERC20, name: 'Coin', symbol: 'CN', decimals: 2 },
 ];
 
-/** An ABI that claims Transfer is ERC20-shaped for every contract (value not indexed). */
-const erc20TransferAbi = {
-  type: 'event',
-  name: 'Transfer',
-  anonymous: false,
-  inputs: [
-    { indexed: true, name: 'from', type: 'address' },
-    { indexed: true, name: 'to', type: 'address' },
-    { indexed: false, name: 'value', type: 'uint256' },
-  ],
-};
-
+/**
+ * An ABI claims its Transfer shape for every contract: erc20TransferEventAbi the ERC20 one (value not
+ * indexed), this the ERC721 one (tokenId indexed).
+ */
 const erc721TransferAbi = {
-  ...erc20TransferAbi,
+  ...erc20TransferEventAbi,
   inputs: [
     { indexed: true, name: 'from', type: 'address' },
     { indexed: true, name: 'to', type: 'address' },
@@ -180,7 +173,7 @@ describe('NFT items of a webhook', () => {
   });
 
   it('keeps ERC721 Transfers out of erc20Transfers and ERC20 ones out of nftTransfers, whatever the ABI says', () => {
-    for (const abi of [erc20TransferAbi, erc721TransferAbi]) {
+    for (const abi of [erc20TransferEventAbi, erc721TransferAbi]) {
       const body = matchBlock(
         stream({ abi: [abi], topic0: ['Transfer(address,address,uint256)'] }),
         block(INFO),
@@ -192,17 +185,17 @@ describe('NFT items of a webhook', () => {
   });
 
   it('carries only the logs its ABI can decode (the SDK decodes every log with it)', () => {
-    const logsUnder = (abi: typeof erc20TransferAbi, config: Partial<StreamConfig> = {}) =>
+    const logsUnder = (abi: NonNullable<StreamConfig['abi']>[number], config: Partial<StreamConfig> = {}) =>
       matchBlock(
         stream({ abi: [abi], topic0: ['Transfer(address,address,uint256)'], ...config }),
         block(INFO),
       )!.body.logs.map((l) => [l.logIndex, l.topic3]);
-    expect(logsUnder(erc20TransferAbi)).toEqual([['6', null]]);
+    expect(logsUnder(erc20TransferEventAbi)).toEqual([['6', null]]);
     expect(logsUnder(erc721TransferAbi)).toEqual([['0', topic(7)]]);
     // includeAllTxLogs gathers the logs of the matched transactions again: the ERC721 one still stays out.
     const body = matchBlock(
       stream({
-        abi: [erc20TransferAbi],
+        abi: [erc20TransferEventAbi],
         topic0: ['Transfer(address,address,uint256)'],
         includeAllTxLogs: true,
       }),

@@ -1,3 +1,4 @@
+import { erc20TransferEventAbi } from '@tributary/evm';
 import type { FullBlockEvent } from '@tributary/schema';
 import { describe, expect, it } from 'vitest';
 import { compileStream } from './compileStream.ts';
@@ -11,17 +12,6 @@ const topicOf = (addr: string) => `0x${'0'.repeat(24)}${addr.slice(2)}` as `0x${
 const TOKEN = a(0xaaa);
 const ALICE = a(0xa1);
 const BOB = a(0xb0);
-
-const transferAbi = {
-  anonymous: false,
-  inputs: [
-    { indexed: true, name: 'from', type: 'address' },
-    { indexed: true, name: 'to', type: 'address' },
-    { indexed: false, name: 'value', type: 'uint256' },
-  ],
-  name: 'Transfer',
-  type: 'event',
-};
 
 function block(values: bigint[]): FullBlockEvent {
   return {
@@ -62,7 +52,7 @@ function stream(config: Partial<StreamConfig>, addresses: string[]) {
       chainIds: ['0x7a69'],
       includeContractLogs: true,
       topic0: ['Transfer(address,address,uint256)'],
-      abi: [transferAbi],
+      abi: [erc20TransferEventAbi],
       ...config,
     },
   });
@@ -91,7 +81,7 @@ describe('matchBlock', () => {
 
   it('extracts ERC20 approvals with owner and spender, and no transfer from them', () => {
     const approvalAbi = {
-      ...transferAbi,
+      ...erc20TransferEventAbi,
       name: 'Approval',
       inputs: [
         { indexed: true, name: 'owner', type: 'address' },
@@ -104,7 +94,7 @@ describe('matchBlock', () => {
     const s = stream(
       {
         topic0: ['Transfer(address,address,uint256)', 'Approval(address,address,uint256)'],
-        abi: [transferAbi, approvalAbi],
+        abi: [erc20TransferEventAbi, approvalAbi],
       },
       [TOKEN],
     );
@@ -171,7 +161,7 @@ describe('matchBlock', () => {
     );
     // Same selector, other parameter names: its filter reads its own names, never the shared "value".
     const renamedAbi = {
-      ...transferAbi,
+      ...erc20TransferEventAbi,
       inputs: [
         { indexed: true, name: 'src', type: 'address' },
         { indexed: true, name: 'dst', type: 'address' },

@@ -1,18 +1,9 @@
 import { createChainRegistry } from '@tributary/chains';
+import { erc20TransferEventAbi } from '@tributary/evm';
 import { describe, expect, it } from 'vitest';
 import { validateStreamConfig } from './streamConfig.ts';
 
 const chains = createChainRegistry();
-const transferAbi = {
-  anonymous: false,
-  inputs: [
-    { indexed: true, name: 'from', type: 'address' },
-    { indexed: true, name: 'to', type: 'address' },
-    { indexed: false, name: 'value', type: 'uint256' },
-  ],
-  name: 'Transfer',
-  type: 'event',
-};
 const good = {
   webhookUrl: 'https://example.com/hook',
   description: 'd',
@@ -20,7 +11,7 @@ const good = {
   chainIds: ['0x1'],
   includeContractLogs: true,
   topic0: ['Transfer(address,address,uint256)'],
-  abi: [transferAbi],
+  abi: [erc20TransferEventAbi],
   advancedOptions: [{ topic0: 'Transfer(address,address,uint256)', filter: { gt: ['value', '1000'] } }],
 };
 

@@ -1,3 +1,4 @@
+import { erc20TransferEventAbi } from '@tributary/evm';
 import type { FullBlockEvent } from '@tributary/schema';
 import { decodeEventLog, encodeAbiParameters, encodeEventTopics, getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
@@ -10,16 +11,6 @@ import { StreamIndex } from './streamIndex.ts';
 const h = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
 const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as `0x${string}`;
 const word = (addr: string) => `0x${'0'.repeat(24)}${addr.slice(2)}` as `0x${string}`;
-const transferAbi = {
-  anonymous: false,
-  inputs: [
-    { indexed: true, name: 'from', type: 'address' },
-    { indexed: true, name: 'to', type: 'address' },
-    { indexed: false, name: 'value', type: 'uint256' },
-  ],
-  name: 'Transfer',
-  type: 'event',
-} as const;
 
 function stream(n: number, config: Partial<StreamConfig>, addresses: string[]) {
   return compileStream({
@@ -35,7 +26,7 @@ function stream(n: number, config: Partial<StreamConfig>, addresses: string[]) {
       chainIds: ['0x7a69'],
       includeContractLogs: true,
       topic0: ['Transfer(address,address,uint256)'],
-      abi: [transferAbi as unknown as Record<string, unknown> & { type: string }],
+      abi: [erc20TransferEventAbi],
       ...config,
     },
   });
@@ -111,6 +102,31 @@ describe('StreamIndex', () => {
       .filter(([, b]) => b !== undefined);
     expect(new Map(viaIndex)).toEqual(new Map(scanned));
     expect(viaIndex.map(([id]) => (id as string).slice(-1)).sort()).toEqual(['1', '2', '3', '4', '7']);
+    // What each body carries, worked out from the block by hand: log indexes, transactions, internal
+    // transactions, and transfers as "logIndex:value".
+    const carried = Object.fromEntries(
+      viaIndex.map(([id, body]) => [
+        id.slice(-1),
+        {
+          logs: body.logs.map((l) => l.logIndex),
+          txs: body.txs.map((t) => t.hash),
+          internal: body.txsInternal.map((t) => t.transactionHash),
+          transfers: body.erc20Transfers.map((t) => `${t.logIndex}:${t.value}`),
+        },
+      ]),
+    );
+    expect(carried).toEqual({
+      // The contract 0xaa0: logs 2 and 4.
+      '1': { logs: ['2', '4'], txs: [], internal: [], transfers: ['2:2000', '4:4000'] },
+      // a(2) sends log 2 and transaction 2 (to a(12)).
+      '2': { logs: ['2'], txs: [h(102)], internal: [], transfers: ['2:2000'] },
+      // a(30) receives the internal transaction of tx 1, whose log is 3.
+      '3': { logs: ['3'], txs: [], internal: [h(101)], transfers: ['3:3000'] },
+      // Every contract, values of at least 3000.
+      '4': { logs: ['3', '4'], txs: [], internal: [], transfers: ['3:3000', '4:4000'] },
+      // The contract 0xaa1 (logs 1 and 3), and a(23), which receives log 3.
+      '7': { logs: ['1', '3'], txs: [], internal: [], transfers: ['1:1000', '3:3000'] },
+    });
   });
 
   it('forgets removed streams and replaced address sets', () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
-import { type OpenApiDocument, buildOpenApiDocument } from './buildOpenApiDocument.ts';
-import { ROUTE_CONTRACTS } from './routeContracts.ts';
+import type { OpenApiDocument } from './buildOpenApiDocument.ts';
 
 let gw: TestGateway;
 
@@ -35,13 +34,43 @@ describe('GET /openapi.json and GET /docs', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const doc = (await res.json()) as OpenApiDocument;
-    expect(doc).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(ROUTE_CONTRACTS, '2.2'))));
+    expect(Object.keys(doc)).toEqual(['openapi', 'info', 'tags', 'components', 'security', 'paths']);
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.components.securitySchemes['apiKey']).toEqual({
-      type: 'apiKey',
-      in: 'header',
-      name: 'X-API-Key',
+    expect(doc.info).toEqual({
+      title: 'Tributary',
+      version: '2.2',
+      description: expect.stringContaining('Every route needs an X-API-Key header.'),
     });
+    expect(doc.tags.map((t) => t.name)).toEqual(['data', 'streams', 'history', 'stats', 'settings']);
+    expect(doc.security).toEqual([{ apiKey: [] }]);
+    expect(doc.components.securitySchemes).toEqual({
+      apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+    });
+    // Every route of the data and stream interfaces, once, under its tag.
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => `${method.toUpperCase()} ${path} [${op.tags.join()}]`),
+    );
+    expect(operations.sort()).toEqual([
+      'DELETE /streams/evm/{id} [streams]',
+      'DELETE /streams/evm/{id}/address [streams]',
+      'GET /api/v2.2/erc20/{token_address}/owners [data]',
+      'GET /api/v2.2/{address}/erc20/transfers [data]',
+      'GET /api/v2.2/{address}/logs [data]',
+      'GET /history [history]',
+      'GET /settings [settings]',
+      'GET /stats [stats]',
+      'GET /stats/{streamId} [stats]',
+      'GET /streams/evm [streams]',
+      'GET /streams/evm/{id} [streams]',
+      'GET /streams/evm/{id}/address [streams]',
+      'PATCH /streams/evm/{id}/address [streams]',
+      'POST /history/replay/{streamId}/{id} [history]',
+      'POST /settings [settings]',
+      'POST /streams/evm/{id} [streams]',
+      'POST /streams/evm/{id}/address [streams]',
+      'POST /streams/evm/{id}/status [streams]',
+      'PUT /streams/evm [streams]',
+    ]);
   });
 
   it('gives every operation a unique id and a JSON body for every status, and resolves every $ref', async () => {

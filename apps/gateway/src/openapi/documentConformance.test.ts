@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { insertDelivery } from '@tributary/db';
+import { erc20TransferEventAbi } from '@tributary/evm';
 import { errorBody } from '@tributary/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -30,17 +31,6 @@ let doc: OpenApiDocument;
 const ids: Record<string, string> = {};
 let doomedStreamId: string;
 
-const transferAbi = {
-  anonymous: false,
-  inputs: [
-    { indexed: true, name: 'from', type: 'address' },
-    { indexed: true, name: 'to', type: 'address' },
-    { indexed: false, name: 'value', type: 'uint256' },
-  ],
-  name: 'Transfer',
-  type: 'event',
-};
-
 const streamBody = () => ({
   webhookUrl: receiver.url,
   description: 'conformance',
@@ -48,7 +38,7 @@ const streamBody = () => ({
   chainIds: ['0x7a69'],
   includeContractLogs: true,
   topic0: ['Transfer(address,address,uint256)'],
-  abi: [transferAbi],
+  abi: [erc20TransferEventAbi],
 });
 
 /** A body each operation accepts, by `METHOD path`. */

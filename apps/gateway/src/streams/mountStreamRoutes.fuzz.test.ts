@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createAccountWithKey, insertDelivery } from '@tributary/db';
+import { erc20TransferEventAbi } from '@tributary/evm';
 import { TEST_WEBHOOK_BODY } from '@tributary/webhooks';
 import fc from 'fast-check';
 import type { OpenApiDocument } from '../openapi/buildOpenApiDocument.ts';
@@ -24,16 +25,6 @@ import { startTestReceiver } from '../testing/startTestReceiver.ts';
 
 const ADDRESS = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const TRANSFER = 'Transfer(address,address,uint256)';
-const transferAbi = {
-  anonymous: false,
-  inputs: [
-    { indexed: true, name: 'from', type: 'address' },
-    { indexed: true, name: 'to', type: 'address' },
-    { indexed: false, name: 'value', type: 'uint256' },
-  ],
-  name: 'Transfer',
-  type: 'event',
-};
 
 let gw: TestGateway;
 let receiver: Awaited<ReturnType<typeof startTestReceiver>>;
@@ -53,7 +44,7 @@ function streamBody(overrides: Record<string, unknown> = {}) {
     chainIds: ['0x7a69'],
     includeContractLogs: true,
     topic0: [TRANSFER],
-    abi: [transferAbi],
+    abi: [erc20TransferEventAbi],
     ...overrides,
   };
 }
@@ -142,7 +133,7 @@ function streamFields() {
     ],
     abi: fc.oneof(
       {
-        arbitrary: fc.constantFrom(...[[transferAbi], [], [{}], 'x'].map((v) => JSON.stringify(v))),
+        arbitrary: fc.constantFrom(...[[erc20TransferEventAbi], [], [{}], 'x'].map((v) => JSON.stringify(v))),
         weight: 8,
       },
       { arbitrary: deepAbi, weight: 1 },

@@ -10,9 +10,9 @@ import {
   migrate,
   terminateStaleErrorStreams,
 } from '@tributary/db';
+import { erc20TransferEventAbi } from '@tributary/evm';
 import { createLogger, createHealth, createMetrics } from '@tributary/runtime';
 import { TOPICS } from '@tributary/schema';
-import { TEST_WEBHOOK_BODY, signWebhook } from '@tributary/webhooks';
 import type { Router } from 'express';
 import { Redis } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
@@ -21,6 +21,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Moralis from 'moralis';
+import { keccak256, stringToBytes } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app/createApp.ts';
 import { createHttpServer } from '../app/createHttpServer.ts';
@@ -69,16 +70,12 @@ const changes: { key: string; value: Record<string, unknown> }[] = [];
 let consumer: ReturnType<Kafka['consumer']>;
 const dbName = `streams_gw_${unique}`;
 
-const transferAbi = {
-  anonymous: false,
-  inputs: [
-    { indexed: true, name: 'from', type: 'address' },
-    { indexed: true, name: 'to', type: 'address' },
-    { indexed: false, name: 'value', type: 'uint256' },
-  ],
-  name: 'Transfer',
-  type: 'event',
-};
+/** The test webhook a stream's URL gets before the stream is stored, as the wire contract writes it. */
+const TEST_WEBHOOK_BODY =
+  '{"abi":[],"block":{"hash":"","number":"","timestamp":""},"txs":[],"txsInternal":[],"tag":"","streamId":"","logs":[],"chainId":"","confirmed":true,"retries":0,"erc20Approvals":[],"erc20Transfers":[],"nftApprovals":{"ERC721":[],"ERC1155":[]},"nftTokenApprovals":[],"nftTransfers":[],"nativeBalances":[]}';
+
+/** x-signature as a receiver checks it: keccak256 of the body followed by the secret (viem's hash, not ours). */
+const signatureOf = (body: string, secret: string) => keccak256(stringToBytes(body + secret));
 
 function streamBody(overrides: Record<string, unknown> = {}) {
   return {
@@ -88,7 +85,7 @@ function streamBody(overrides: Record<string, unknown> = {}) {
     chainIds: ['0x7a69'],
     includeContractLogs: true,
     topic0: ['Transfer(address,address,uint256)'],
-    abi: [transferAbi],
+    abi: [erc20TransferEventAbi],
     ...overrides,
   };
 }
@@ -213,7 +210,7 @@ describe('stream routes', () => {
     expect(receiver.received).toHaveLength(1);
     const hook = receiver.received[0]!;
     expect(hook.body).toBe(TEST_WEBHOOK_BODY);
-    expect(hook.headers['x-signature']).toBe(signWebhook(TEST_WEBHOOK_BODY, secretA));
+    expect(hook.headers['x-signature']).toBe(signatureOf(TEST_WEBHOOK_BODY, secretA));
     expect(hook.headers['content-type']).toBe('application/json');
     const seen = await waitFor(() => changes.find((c) => c.key === res.body['id']), 'the change event');
     expect(seen.value).toMatchObject({ v: 1, streamId: res.body['id'], kind: 'upsert' });
@@ -359,7 +356,7 @@ describe('stream routes', () => {
     expect((await call('GET', '/settings')).body).toEqual({ secretKey: next });
     receiver.received.length = 0;
     await call('PUT', '/streams/evm', streamBody());
-    expect(receiver.received[0]?.headers['x-signature']).toBe(signWebhook(TEST_WEBHOOK_BODY, next));
+    expect(receiver.received[0]?.headers['x-signature']).toBe(signatureOf(TEST_WEBHOOK_BODY, next));
     await call('POST', '/settings', { secretKey: secretA });
   });
 
@@ -504,7 +501,7 @@ describe('the official SDK against the stream routes', () => {
       chains: ['0x7a69'],
       includeContractLogs: true,
       topic0: ['Transfer(address,address,uint256)'],
-      abi: [transferAbi],
+      abi: [erc20TransferEventAbi],
     });
     const id = created.toJSON().id;
     expect(created.toJSON()).toMatchObject({ description: 'sdk', tag: 'sdk-tag', status: 'active' });

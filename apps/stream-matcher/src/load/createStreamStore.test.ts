@@ -11,6 +11,7 @@ import { createLogger } from '@tributary/runtime';
 import { type TestDatabase, createTestDatabase } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStreamStore } from './createStreamStore.ts';
+import { erc20TransferEventAbi } from '@tributary/evm';
 
 let db: TestDatabase;
 let pool: Pool;
@@ -41,18 +42,7 @@ async function newStream(): Promise<string> {
       chainIds: ['0x7a69'],
       includeContractLogs: true,
       topic0: ['Transfer(address,address,uint256)'],
-      abi: [
-        {
-          type: 'event',
-          name: 'Transfer',
-          anonymous: false,
-          inputs: [
-            { name: 'from', type: 'address', indexed: true },
-            { name: 'to', type: 'address', indexed: true },
-            { name: 'value', type: 'uint256', indexed: false },
-          ],
-        },
-      ],
+      abi: [erc20TransferEventAbi],
     },
   });
   return id;
