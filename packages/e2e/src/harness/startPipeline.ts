@@ -23,6 +23,8 @@ export interface Pipeline {
   gatewayUrl: string;
   /** Kafka topic prefix of this pipeline (`<prefix>evm.blocks.v1`). */
   topicPrefix: string;
+  /** The Kafka consumer groups of the projector and the matcher. */
+  groupIds: { projector: string; matcher: string };
   logDir: string;
   /** Starts (or restarts) one app with its fixed port and settings, plus `extraEnv`. */
   start(app: AppName, extraEnv?: Record<string, string>): Promise<RunningService>;
@@ -61,6 +63,7 @@ export async function startPipeline(opts: {
   const logDir = join(process.env['E2E_LOG_DIR'] ?? join(tmpdir(), 'tributary-e2e'), id);
   mkdirSync(logDir, { recursive: true });
   const topicPrefix = `${id}.`;
+  const groupIds = { projector: `${id}-projector`, matcher: `${id}-matcher` };
   const apps: AppName[] = ['chain-follower', 'projector', 'gateway', 'stream-matcher', 'webhook-sender'];
   const ports = new Map<AppName, number>();
   for (const app of apps) ports.set(app, await freePort());
@@ -91,7 +94,7 @@ export async function startPipeline(opts: {
       BACKFILL_FETCH_TRANSACTIONS: 'true',
       PROGRESS_INTERVAL_MS: '60000',
     },
-    projector: { OPS_PORT: String(ports.get('projector')), KAFKA_GROUP_ID: `${id}-projector` },
+    projector: { OPS_PORT: String(ports.get('projector')), KAFKA_GROUP_ID: groupIds.projector },
     gateway: {
       HTTP_PORT: String(ports.get('gateway')),
       HTTP_HOST: '127.0.0.1',
@@ -99,7 +102,7 @@ export async function startPipeline(opts: {
       CURSOR_SECRET: `e2e-cursor-secret-${id}`,
       TEST_WEBHOOK_TIMEOUT_MS: '5000',
     },
-    'stream-matcher': { OPS_PORT: String(ports.get('stream-matcher')), MATCHER_GROUP_ID: `${id}-matcher` },
+    'stream-matcher': { OPS_PORT: String(ports.get('stream-matcher')), MATCHER_GROUP_ID: groupIds.matcher },
     'webhook-sender': {
       OPS_PORT: String(ports.get('webhook-sender')),
       RETRY_SCHEDULE_MS: '200,500,1000,2000',
@@ -169,6 +172,7 @@ export async function startPipeline(opts: {
     apiKey,
     gatewayUrl: `http://127.0.0.1:${ports.get('gateway')}`,
     topicPrefix,
+    groupIds,
     logDir,
     start,
     stop: (app) => end(app, 'stop'),

@@ -2,6 +2,8 @@ import { type IncomingHttpHeaders, type ServerResponse, createServer } from 'nod
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedWebhook {
+  /** The request's path (streams of one test may point at paths of their own). */
+  path: string;
   headers: IncomingHttpHeaders;
   /** The body bytes as received (UTF-8). */
   raw: string;
@@ -19,15 +21,18 @@ export interface WebhookReceiver {
    * resolves with the first held request.
    */
   holdWhen(hold: (w: ReceivedWebhook) => boolean): Promise<ReceivedWebhook>;
+  /** The status to answer each request with (default 200): a failing endpoint, one that recovers. */
+  answerWith(status: (w: ReceivedWebhook) => number): void;
   close(): Promise<void>;
 }
 
-/** A customer's endpoint on 127.0.0.1: records every POST and answers 200 (unless told to hold). */
+/** A customer's endpoint on 127.0.0.1: records every POST and answers 200 (unless told otherwise or to hold). */
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const held = new Set<ServerResponse>();
   let hold: ((w: ReceivedWebhook) => boolean) | undefined;
   let onHeld: ((w: ReceivedWebhook) => void) | undefined;
+  let statusOf: (w: ReceivedWebhook) => number = () => 200;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -39,7 +44,13 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       } catch {
         body = undefined;
       }
-      const webhook: ReceivedWebhook = { headers: req.headers, raw, body, acknowledged: false };
+      const webhook: ReceivedWebhook = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        raw,
+        body,
+        acknowledged: false,
+      };
       received.push(webhook);
       if (hold?.(webhook)) {
         hold = undefined;
@@ -48,8 +59,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         onHeld?.(webhook);
         return;
       }
-      webhook.acknowledged = true;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      const status = statusOf(webhook);
+      webhook.acknowledged = status >= 200 && status < 300;
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -62,6 +74,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       return new Promise((resolve) => {
         onHeld = resolve;
       });
+    },
+    answerWith(status) {
+      statusOf = status;
     },
     async close() {
       for (const res of held) res.destroy();
