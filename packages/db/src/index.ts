@@ -155,7 +155,10 @@ export {
 } from './streams/streamOverviews.ts';
 export {
   type BackfillRequest,
+  type CancelBackfillResult,
   advanceBackfill,
+  backfillBlocksRemaining,
+  cancelBackfill,
   followerCheckpointOf,
   getBackfillRequest,
   listOpenBackfills,

@@ -114,6 +114,7 @@ export function createChainFollower(deps: {
     canonicalHash: (n) => chain.get(n)?.hash,
     publisher: deps.publisher,
     logger: log,
+    metrics: deps.metrics,
   });
   const halt = createFollowerHalt({ logger: log, metrics: deps.metrics, chainId: o.chainId });
   let checkpoint = o.startBlock - 1;

@@ -1,8 +1,9 @@
 import { type Pool, advanceBackfill, nextBackfillRequest } from '@tributary/db';
-import type { Logger } from '@tributary/runtime';
+import type { Logger, Registry } from '@tributary/runtime';
 import type { BlockEvent } from '@tributary/schema';
 import type { BlockPublisher } from '../publish/createBlockPublisher.ts';
 import type { BlockEnricher } from './createBlockEnricher.ts';
+import { createRequestedBackfillMetrics } from './createRequestedBackfillMetrics.ts';
 import type { FetchedBlock } from './fetchBlockRange.ts';
 
 export interface RequestedBackfill {
@@ -18,7 +19,8 @@ export interface RequestedBackfill {
  * An operator's request, durable in backfill_requests, that the pipeline process a block range
  * again. Downstream writes are keyed (projector rows, delivery rows), so blocks already processed
  * change nothing and blocks that were lost are processed now. The request moves on only after
- * Kafka acknowledged a chunk: a crash repeats at most that chunk.
+ * Kafka acknowledged a chunk: a crash repeats at most that chunk. A request an operator cancels
+ * is left alone, even when the cancel lands while one of its chunks is re-published.
  */
 export function createRequestedBackfill(deps: {
   pool: Pool;
@@ -30,7 +32,13 @@ export function createRequestedBackfill(deps: {
   canonicalHash: (number: number) => string | undefined;
   publisher: BlockPublisher;
   logger: Logger;
+  metrics: Registry;
 }): RequestedBackfill {
+  const metrics = createRequestedBackfillMetrics({
+    metrics: deps.metrics,
+    pool: deps.pool,
+    chainId: deps.chainId,
+  });
   return {
     async step(finalUpTo) {
       const request = await nextBackfillRequest(deps.pool, deps.chainId);
@@ -48,10 +56,18 @@ export function createRequestedBackfill(deps: {
       const events: BlockEvent[] = enriched.bodies.map((b) => ({ type: 'confirmed', ...b }));
       await deps.publisher.publish(events);
       enriched.commit();
+      metrics.republished(blocks.length);
       const last = from + blocks.length - 1;
-      await advanceBackfill(deps.pool, request.id, last + 1);
+      // False: cancelled meanwhile; the next step goes on to the next open request.
+      const advanced = await advanceBackfill(deps.pool, request.id, last + 1);
       deps.logger.info(
-        { request: request.id, from, to: last, done: last >= request.toBlock },
+        {
+          request: request.id,
+          from,
+          to: last,
+          done: advanced && last >= request.toBlock,
+          cancelled: !advanced,
+        },
         'backfill request: re-published blocks',
       );
       return true;

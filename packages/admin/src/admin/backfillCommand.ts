@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type BackfillRequest,
   type Pool,
+  cancelBackfill,
   followerCheckpointOf,
   getBackfillRequest,
   requestBackfill,
@@ -15,15 +16,20 @@ export function blockArg(what: string, value: string): number {
   return Number(value);
 }
 
-export const describeBackfill = (r: BackfillRequest) =>
-  r.finishedAt
-    ? `backfill ${r.id} on chain ${r.chainId}: blocks ${r.fromBlock} to ${r.toBlock} re-published (done ${r.finishedAt.toISOString()})`
-    : `backfill ${r.id} on chain ${r.chainId}: blocks ${r.fromBlock} to ${r.toBlock}, ${r.nextBlock - r.fromBlock} of ${r.toBlock - r.fromBlock + 1} re-published`;
+export function describeBackfill(r: BackfillRequest): string {
+  const range = `backfill ${r.id} on chain ${r.chainId}: blocks ${r.fromBlock} to ${r.toBlock}`;
+  const progress = `${r.nextBlock - r.fromBlock} of ${r.toBlock - r.fromBlock + 1} re-published`;
+  if (r.cancelledAt)
+    return `${range}, cancelled after ${progress} (cancelled ${r.cancelledAt.toISOString()})`;
+  if (r.finishedAt) return `${range} re-published (done ${r.finishedAt.toISOString()})`;
+  return `${range}, ${progress}`;
+}
 
 /**
  * `backfill <from> [<to>] --chain <id> [--wait]`: a durable request that the chain's follower
  * re-publishes the range (final blocks, a chunk between new heads); `to` defaults to the follower's
- * checkpoint. With `wait`, prints each step of progress (`print`) until the request is done.
+ * checkpoint. With `wait`, prints each step of progress (`print`) until the request is done, and
+ * fails when it gets cancelled (a script waiting on it must not go on as if it were done).
  */
 export async function backfillCommand(
   pool: Pool,
@@ -48,6 +54,7 @@ export async function backfillCommand(
     if (now.nextBlock !== request.nextBlock && !now.finishedAt) print(describeBackfill(now));
     request = now;
   }
+  if (request.cancelledAt) throw new CommandFailure(describeBackfill(request));
   return describeBackfill(request);
 }
 
@@ -56,4 +63,24 @@ export async function backfillStatusCommand(pool: Pool, id: number): Promise<str
   const request = await getBackfillRequest(pool, String(id));
   if (!request) throw new CommandFailure(`backfill ${id} not found`);
   return describeBackfill(request);
+}
+
+/**
+ * `backfill cancel <requestId>`: the follower takes no further chunk of it (one in flight when the
+ * cancel lands is still re-published). Cancelling twice is fine; a request already done cannot be.
+ */
+export async function backfillCancelCommand(pool: Pool, id: number): Promise<string> {
+  const result = await cancelBackfill(pool, String(id));
+  switch (result.outcome) {
+    case 'cancelled':
+      return describeBackfill(result.request);
+    case 'already-cancelled':
+      return `backfill ${id} was already cancelled\n${describeBackfill(result.request)}`;
+    case 'already-done':
+      throw new CommandFailure(
+        `backfill ${id} is already done (${result.request.finishedAt?.toISOString()}): nothing to cancel`,
+      );
+    case 'not-found':
+      throw new CommandFailure(`backfill ${id} not found`);
+  }
 }

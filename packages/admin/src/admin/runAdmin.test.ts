@@ -5,10 +5,13 @@ import {
   addStreamAddresses,
   advanceBackfill,
   createPool,
+  getBackfillRequest,
   insertDelivery,
   insertStream,
+  listOpenBackfills,
   type Pool,
   recordStreamFailures,
+  requestBackfill,
   setDeliveryStatus,
   setStreamStatus,
 } from '@tributary/db';
@@ -22,6 +25,7 @@ import {
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_USAGE } from './runAdmin.ts';
 
 // Two accounts and three streams on the real PostgreSQL, deliveries in every status, and the
 // real Redis queue: the admin command run as an operator runs it, its output and exit code.
@@ -326,5 +330,90 @@ describe('admin backfill', () => {
       expect(run.stderr).not.toMatch(/\n\s+at /);
     }
     expect(await requestOf(999)).toBeUndefined();
+  });
+
+  /** The line `status` and `cancel` print for a cancelled request, with the time it was cancelled. */
+  const cancelledLine = async (id: string, rest: string) => {
+    const row = await getBackfillRequest(pool, id);
+    return `backfill ${id} on chain ${row?.chainId}: ${rest} (cancelled ${row?.cancelledAt?.toISOString()})`;
+  };
+
+  it('cancels an open request where it got to, for status and the follower alike; a second cancel is fine', async () => {
+    const { id } = await requestBackfill(pool, { chainId: 31337, fromBlock: 0, toBlock: 99 });
+    await advanceBackfill(pool, id, 40);
+    const run = await admin(['backfill', 'cancel', id]);
+    const line = await cancelledLine(id, 'blocks 0 to 99, cancelled after 40 of 100 re-published');
+    expect(run).toEqual({ status: 0, stdout: `${line}\n`, stderr: '' });
+    expect(await admin(['backfill', 'status', id])).toEqual({ status: 0, stdout: `${line}\n`, stderr: '' });
+    expect(await admin(['backfill', 'cancel', id])).toEqual({
+      status: 0,
+      stdout: `backfill ${id} was already cancelled\n${line}\n`,
+      stderr: '',
+    });
+    // Finished: no longer open for `pnpm status` nor the follower, whose late advance changes nothing.
+    expect((await listOpenBackfills(pool)).map((r) => r.id)).not.toContain(id);
+    const before = await getBackfillRequest(pool, id);
+    expect(before?.finishedAt).toEqual(before?.cancelledAt);
+    expect(await advanceBackfill(pool, id, 45)).toBe(false);
+    expect(await getBackfillRequest(pool, id)).toEqual(before);
+  });
+
+  it('exits 1 to cancel a request that is done or does not exist, 2 on bad usage', async () => {
+    const { id } = await requestBackfill(pool, { chainId: 31337, fromBlock: 0, toBlock: 9 });
+    await advanceBackfill(pool, id, 10);
+    const done = await getBackfillRequest(pool, id);
+    expect(await admin(['backfill', 'cancel', id])).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: `backfill ${id} is already done (${done?.finishedAt?.toISOString()}): nothing to cancel\n`,
+    });
+    expect(await getBackfillRequest(pool, id)).toEqual(done);
+    expect(await admin(['backfill', 'cancel', '123456'])).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: 'backfill 123456 not found\n',
+    });
+    for (const [args, message] of [
+      [['backfill', 'cancel'], 'the backfill request id is missing'],
+      [['backfill', 'cancel', 'x'], 'the request id "x" is not a non-negative integer'],
+      [['backfill', 'cancel', id, '7'], 'unexpected argument "7"'],
+      [['backfill', 'cancel', id, '--wait'], '--wait does not apply to backfill cancel'],
+    ] as const) {
+      expect(await admin([...args])).toEqual({
+        status: 2,
+        stdout: '',
+        stderr: `${message}\n${ADMIN_USAGE}\n`,
+      });
+    }
+  });
+
+  it('ends --wait with exit 1 when the request it waits for gets cancelled', async () => {
+    const chainId = 4343;
+    await pool.query(
+      `INSERT INTO follower_checkpoints (chain_id, block_number, block_hash) VALUES ($1, 30, '\\x00')`,
+      [chainId],
+    );
+    const waiting = admin(['backfill', '21', '--chain', String(chainId), '--wait']);
+    let row = await requestOf(chainId);
+    for (let i = 0; i < 100 && !row; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      row = await requestOf(chainId);
+    }
+    const id = row?.id ?? '';
+    await new Promise((r) => setTimeout(r, 1_500));
+    await advanceBackfill(pool, id, 25); // a chunk, seen by the command's next poll
+    await new Promise((r) => setTimeout(r, 2_500));
+    const cancel = await admin(['backfill', 'cancel', id]);
+    const line = await cancelledLine(id, 'blocks 21 to 30, cancelled after 4 of 10 re-published');
+    expect(cancel).toEqual({ status: 0, stdout: `${line}\n`, stderr: '' });
+    expect(await waiting).toEqual({
+      status: 1,
+      stdout: [
+        `backfill ${id} on chain ${chainId}: blocks 21 to 30, 0 of 10 re-published`,
+        `backfill ${id} on chain ${chainId}: blocks 21 to 30, 4 of 10 re-published`,
+        '',
+      ].join('\n'),
+      stderr: `${line}\n`,
+    });
   });
 });

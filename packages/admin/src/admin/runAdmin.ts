@@ -3,7 +3,12 @@ import { type Pool, type StreamStatus, createPool } from '@tributary/db';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { CommandFailure, UsageError, uuidArg } from './adminErrors.ts';
-import { backfillCommand, backfillStatusCommand, blockArg } from './backfillCommand.ts';
+import {
+  backfillCancelCommand,
+  backfillCommand,
+  backfillStatusCommand,
+  blockArg,
+} from './backfillCommand.ts';
 import type { AdminEnv } from './adminEnv.ts';
 import { listStreamsCommand } from './listStreamsCommand.ts';
 import { replayDeliveryCommand } from './replayDeliveryCommand.ts';
@@ -15,6 +20,7 @@ export const ADMIN_USAGE = [
   '       pnpm admin deliveries replay <deliveryId>',
   '       pnpm admin backfill <fromBlock> [<toBlock>] --chain <id> [--wait]',
   '       pnpm admin backfill status <requestId>',
+  '       pnpm admin backfill cancel <requestId>',
 ].join('\n');
 
 /** What the command printed and how it ended: 0 done, 1 failed (not found, a server down), 2 bad usage. */
@@ -60,12 +66,14 @@ export async function runAdmin(
     const noMore = () => {
       if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
     };
-    if (group === 'backfill' && command === 'status') {
+    if (group === 'backfill' && (command === 'status' || command === 'cancel')) {
       only([]);
-      const id = rest.shift();
-      if (id === undefined) throw new UsageError('the backfill request id is missing');
+      const given = rest.shift();
+      if (given === undefined) throw new UsageError('the backfill request id is missing');
       noMore();
-      return { code: 0, out: await backfillStatusCommand(poolOf(), blockArg('the request id', id)), err: '' };
+      const id = blockArg('the request id', given);
+      const run = command === 'status' ? backfillStatusCommand : backfillCancelCommand;
+      return { code: 0, out: await run(poolOf(), id), err: '' };
     }
     if (group === 'backfill') {
       only(['chain', 'wait']);

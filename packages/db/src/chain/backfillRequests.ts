@@ -10,10 +10,13 @@ export interface BackfillRequest {
   /** The first block not yet re-published. */
   nextBlock: number;
   createdAt: Date;
+  /** Done or cancelled: the follower no longer works on it. */
   finishedAt: Date | null;
+  /** When an operator cancelled it (finishedAt is set then too); null when it was not. */
+  cancelledAt: Date | null;
 }
 
-const COLUMNS = 'id, chain_id, from_block, to_block, next_block, created_at, finished_at';
+const COLUMNS = 'id, chain_id, from_block, to_block, next_block, created_at, finished_at, cancelled_at';
 
 interface RawRow {
   id: string;
@@ -23,6 +26,7 @@ interface RawRow {
   next_block: string;
   created_at: Date;
   finished_at: Date | null;
+  cancelled_at: Date | null;
 }
 
 const toRequest = (r: RawRow): BackfillRequest => ({
@@ -33,6 +37,7 @@ const toRequest = (r: RawRow): BackfillRequest => ({
   nextBlock: Number(r.next_block),
   createdAt: r.created_at,
   finishedAt: r.finished_at,
+  cancelledAt: r.cancelled_at,
 });
 
 /** Asks the chain's follower to re-publish blocks [fromBlock, toBlock]. */
@@ -70,14 +75,53 @@ export async function listOpenBackfills(db: Db): Promise<BackfillRequest[]> {
   return rows.map(toRequest);
 }
 
-/** Blocks below `nextBlock` were re-published (Kafka acknowledged them); past to_block the request is done. */
-export async function advanceBackfill(db: Db, id: string, nextBlock: number): Promise<void> {
-  await db.query(
+/**
+ * Blocks below `nextBlock` were re-published (Kafka acknowledged them); past to_block the request
+ * is done. False when the request was cancelled meanwhile: it stays as the cancel left it (a chunk
+ * in flight when the cancel landed must not reopen it).
+ */
+export async function advanceBackfill(db: Db, id: string, nextBlock: number): Promise<boolean> {
+  const { rowCount } = await db.query(
     `UPDATE backfill_requests SET next_block = $2, updated_at = now(),
        finished_at = CASE WHEN $2 > to_block THEN now() ELSE NULL END
-     WHERE id = $1`,
+     WHERE id = $1 AND cancelled_at IS NULL`,
     [id, nextBlock],
   );
+  return rowCount === 1;
+}
+
+/** What a cancel found: the request, unless there is none with that id. */
+export type CancelBackfillResult =
+  | { outcome: 'cancelled'; request: BackfillRequest }
+  | { outcome: 'already-cancelled'; request: BackfillRequest }
+  | { outcome: 'already-done'; request: BackfillRequest }
+  | { outcome: 'not-found' };
+
+/**
+ * Stops a request that is not finished: it is finished and cancelled as of now, and keeps how far
+ * it got (next_block). The follower re-publishes at most the chunk it had in flight.
+ */
+export async function cancelBackfill(db: Db, id: string): Promise<CancelBackfillResult> {
+  const { rows } = await db.query<RawRow>(
+    `UPDATE backfill_requests SET cancelled_at = now(), finished_at = now(), updated_at = now()
+     WHERE id = $1 AND finished_at IS NULL RETURNING ${COLUMNS}`,
+    [id],
+  );
+  if (rows[0]) return { outcome: 'cancelled', request: toRequest(rows[0]) };
+  // Not open: done or cancelled, and a finished row stays finished (the follower advances open rows only).
+  const request = await getBackfillRequest(db, id);
+  if (!request) return { outcome: 'not-found' };
+  return { outcome: request.cancelledAt ? 'already-cancelled' : 'already-done', request };
+}
+
+/** Blocks still to re-publish over a chain's open requests (the follower's remaining-blocks gauge). */
+export async function backfillBlocksRemaining(db: Db, chainId: number): Promise<number> {
+  const { rows } = await db.query<{ remaining: string }>(
+    `SELECT coalesce(sum(to_block - next_block + 1), 0) AS remaining
+     FROM backfill_requests WHERE chain_id = $1 AND finished_at IS NULL`,
+    [chainId],
+  );
+  return Number(rows[0]?.remaining ?? 0);
 }
 
 /** Where the follower of a chain is (undefined: it has published nothing yet). */
