@@ -11,7 +11,7 @@ export function streamChangeOf(streamId: string, kind: StreamChange['kind']): St
  * contract the matchers read them with; `topicPrefix` isolates deployments and tests.
  *
  * Best effort, by design: a change is durable once PostgreSQL committed it, and every matcher
- * checks PostgreSQL for changes before each block it evaluates. The event only lets matchers
+ * checks PostgreSQL for changes before the blocks of each Kafka fetch. The event only lets matchers
  * reload a stream before that. So the caller neither waits for Kafka nor fails with it (a stream
  * API call answers while Kafka is away; a delivery's outcome is recorded): the send waits for
  * `ready` (the producer's connection), and a failure goes to `outage`.

@@ -45,7 +45,7 @@ beforeAll(async () => {
     apps: ['gateway', 'stream-matcher', 'webhook-sender'],
     env: {
       // No periodic reconcile: a stream change reaches the matcher by its event or by the check
-      // before each block, nothing else.
+      // before the blocks of each fetch, nothing else.
       'stream-matcher': { STREAM_RECONCILE_MS: '0' },
       'webhook-sender': {
         RETRY_SCHEDULE_MS: '100,200',

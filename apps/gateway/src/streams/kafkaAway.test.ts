@@ -6,8 +6,8 @@ import { type TestGateway, startTestGateway } from '../testing/startTestGateway.
 import { startTestReceiver } from '../testing/startTestReceiver.ts';
 
 // Stream changes reach the matchers through Kafka only as a fast path: every matcher checks
-// PostgreSQL for committed changes before each block. So the stream interface does not wait for
-// Kafka, nor fail with it.
+// PostgreSQL for committed changes before the blocks of each fetch. So the stream interface does
+// not wait for Kafka, nor fail with it.
 const lines: { msg: string; dependency?: string }[] = [];
 const logger = pino(
   { level: 'warn' },

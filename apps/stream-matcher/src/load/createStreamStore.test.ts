@@ -81,7 +81,7 @@ describe('stream store reconcile', () => {
   });
 });
 
-// The check before each block: a change committed before the block is in memory when the block is
+// The check before blocks are evaluated: a change committed before a block is in memory when it is
 // evaluated, whether or not its change event has come.
 describe('stream store catch-up before a block', () => {
   it('reloads exactly the streams whose evaluated state changed since, and nothing when none did', async () => {

@@ -28,9 +28,10 @@ export interface StreamStore {
    */
   reconcile(): Promise<string[]>;
   /**
-   * The fence before a block: when the stream set's version (migration 066) moved since this
-   * store last caught up, reloads the streams changed since. Every change committed before the
-   * call is then in memory, whether or not its change event came. Returns the stream ids it reloaded.
+   * The check before blocks are evaluated: when the stream set's version (migration 066) moved
+   * since this store last caught up, reloads the streams changed since. Every change committed
+   * before the call is then in memory, whether or not its change event came. Returns the stream
+   * ids it reloaded.
    */
   catchUp(): Promise<string[]>;
   /** The streams indexed by watched address (what a block is matched against). */

@@ -1,0 +1,163 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { addStreamAddresses, createPool, insertStream } from '@tributary/db';
+import { createLogger } from '@tributary/runtime';
+import { type FullBlockEvent, TOPICS } from '@tributary/schema';
+import { TRANSFER_TOPIC } from '@tributary/stream-rules';
+import { createBenchDatabase, envNumber, services, unique, writeResult } from '@tributary/testkit/bench';
+import { WEBHOOK_QUEUE } from '@tributary/webhooks';
+import { Queue } from 'bullmq';
+import { Kafka, logLevel } from 'kafkajs';
+import { createMatcher } from '../src/consume/createMatcher.ts';
+import { createBlockReaders } from '../src/read/createBlockReaders.ts';
+import { erc20TransferEventAbi } from '@tributary/evm';
+
+/**
+ * The matcher working through a backlog (after downtime, or behind a follower's backfill): blocks
+ * evaluated per second from a topic that already holds BENCH_CATCHUP_BLOCKS block events of
+ * BENCH_LOGS_PER_BLOCK transfer logs each, against BENCH_STREAMS streams, one in
+ * BENCH_MATCH_EVERY blocks matching one of them (its delivery rows are written, as in production;
+ * the enqueue goes to Redis). Each block is checked against the stream set's version first.
+ */
+const blocks = envNumber('BENCH_CATCHUP_BLOCKS', 20_000);
+const logsPerBlock = envNumber('BENCH_LOGS_PER_BLOCK', 5);
+const streamCount = envNumber('BENCH_STREAMS', 100);
+const matchEvery = envNumber('BENCH_MATCH_EVERY', 100);
+
+const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}` as `0x${string}`;
+const word = (a: string) => `0x${'0'.repeat(24)}${a.slice(2)}` as `0x${string}`;
+
+async function main() {
+  const db = await createBenchDatabase();
+  const pool = createPool({ connectionString: db.url, max: 4 });
+  const prefix = unique('catchup');
+  const topicPrefix = `${prefix}.`;
+  const brokers = services.kafkaBrokers.split(',');
+  const kafka = new Kafka({ clientId: 'bench', brokers, logLevel: logLevel.NOTHING });
+  const producer = kafka.producer({ allowAutoTopicCreation: true });
+  let evaluated = 0;
+  let onEvaluated = () => {};
+  const matcher = createMatcher({
+    pool,
+    logger: createLogger('catchup-bench', 'error'),
+    kafka: { brokers, clientId: 'bench', topicPrefix, groupId: `${prefix}-m` },
+    redisUrl: services.redisUrl,
+    queuePrefix: prefix,
+    readers: createBlockReaders({ rpcUrls: new Map(), concurrency: 1 }),
+    reconcileMs: 0,
+    metrics: {
+      blockEvaluated: () => {
+        evaluated++;
+        onEvaluated();
+      },
+      stored: () => {},
+      streamsReloaded: () => {},
+      countStreams: () => {},
+    },
+  });
+  try {
+    const accountId = randomUUID();
+    await pool.query('INSERT INTO accounts (id, name, webhook_secret) VALUES ($1, $2, $3)', [
+      accountId,
+      'bench',
+      'secret',
+    ]);
+    const watched: `0x${string}`[] = [];
+    for (let i = 0; i < streamCount; i++) {
+      const id = randomUUID();
+      const address = hex(20);
+      watched.push(address);
+      await insertStream(pool, {
+        id,
+        accountId,
+        chainIds: [31337],
+        config: {
+          webhookUrl: 'http://127.0.0.1:9/catch-up',
+          description: 'catch-up bench',
+          tag: `s${i}`,
+          chainIds: ['0x7a69'],
+          includeContractLogs: true,
+          topic0: ['Transfer(address,address,uint256)'],
+          abi: [erc20TransferEventAbi],
+        },
+      });
+      await addStreamAddresses(pool, id, [address]);
+    }
+
+    // The backlog, written before the matcher starts.
+    await producer.connect();
+    const topic = `${topicPrefix}${TOPICS.blocks}`;
+    let bytes = 0;
+    for (let from = 1; from <= blocks; from += 500) {
+      const messages = [];
+      for (let number = from; number < Math.min(from + 500, blocks + 1); number++) {
+        const match = number % matchEvery === 0;
+        const logs = Array.from({ length: logsPerBlock }, (_, i) => ({
+          logIndex: i,
+          transactionHash: hex(32),
+          transactionIndex: i,
+          address: match && i === 0 ? watched[number % watched.length]! : hex(20),
+          data: `0x${(1000 + i).toString(16).padStart(64, '0')}` as `0x${string}`,
+          topics: [TRANSFER_TOPIC, word(hex(20)), word(hex(20))] as `0x${string}`[],
+        }));
+        const event: FullBlockEvent = {
+          type: 'new',
+          v: 1,
+          chainId: 31337,
+          block: { number, hash: hex(32), parentHash: hex(32), timestamp: 1_700_000_000 + number },
+          transactions: [],
+          logs,
+          internalTransactions: [],
+          transfers: [],
+          tokens: [],
+          tokenInfo: [],
+          accounts: [],
+          hasTransactions: false,
+          hasInternalTransactions: false,
+        };
+        const value = JSON.stringify(event);
+        bytes += value.length;
+        messages.push({ key: '31337', value });
+      }
+      await producer.send({ topic, messages });
+    }
+
+    const done = new Promise<void>((resolve) => {
+      onEvaluated = () => {
+        if (evaluated >= blocks) resolve();
+      };
+    });
+    const startedAt = performance.now();
+    await matcher.start();
+    await done;
+    const seconds = (performance.now() - startedAt) / 1000;
+    const deliveries = Number((await pool.query('SELECT count(*) AS n FROM deliveries')).rows[0].n);
+    const result = {
+      params: { blocks, logsPerBlock, streams: streamCount, matchEvery },
+      seconds: Number(seconds.toFixed(2)),
+      blocksPerSecond: Math.round(blocks / seconds),
+      averageBlockBytes: Math.round(bytes / blocks),
+      deliveriesCreated: deliveries,
+    };
+    console.log(
+      `matcher catch-up: ${blocks} blocks (${logsPerBlock} logs each, ${streamCount} streams, ${deliveries} deliveries created) in ${result.seconds} s: ${result.blocksPerSecond} blocks/s`,
+    );
+    console.log(`written ${writeResult('matcher-catch-up', result)}`);
+  } finally {
+    await matcher.stopIntake();
+    await matcher.close();
+    await producer.disconnect().catch(() => undefined);
+    const admin = kafka.admin();
+    await admin
+      .connect()
+      .then(() => admin.deleteTopics({ topics: [`${topicPrefix}${TOPICS.blocks}`] }))
+      .catch(() => undefined)
+      .finally(() => admin.disconnect());
+    const queue = new Queue(WEBHOOK_QUEUE, { connection: { url: services.redisUrl }, prefix });
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+    await pool.end();
+    await db.drop();
+  }
+}
+
+await main();
