@@ -35,6 +35,8 @@ async function main() {
   const kafka = new Kafka({ clientId: 'bench', brokers, logLevel: logLevel.NOTHING });
   const producer = kafka.producer({ allowAutoTopicCreation: true });
   let evaluated = 0;
+  // Timed from the first block evaluated: the consumer group's join is not part of the rate.
+  let firstAt = 0;
   let onEvaluated = () => {};
   const matcher = createMatcher({
     pool,
@@ -47,6 +49,7 @@ async function main() {
     metrics: {
       blockEvaluated: () => {
         evaluated++;
+        if (evaluated === 1) firstAt = performance.now();
         onEvaluated();
       },
       stored: () => {},
@@ -126,20 +129,19 @@ async function main() {
         if (evaluated >= blocks) resolve();
       };
     });
-    const startedAt = performance.now();
     await matcher.start();
     await done;
-    const seconds = (performance.now() - startedAt) / 1000;
+    const seconds = (performance.now() - firstAt) / 1000;
     const deliveries = Number((await pool.query('SELECT count(*) AS n FROM deliveries')).rows[0].n);
     const result = {
       params: { blocks, logsPerBlock, streams: streamCount, matchEvery },
       seconds: Number(seconds.toFixed(2)),
-      blocksPerSecond: Math.round(blocks / seconds),
+      blocksPerSecond: Math.round((blocks - 1) / seconds),
       averageBlockBytes: Math.round(bytes / blocks),
       deliveriesCreated: deliveries,
     };
     console.log(
-      `matcher catch-up: ${blocks} blocks (${logsPerBlock} logs each, ${streamCount} streams, ${deliveries} deliveries created) in ${result.seconds} s: ${result.blocksPerSecond} blocks/s`,
+      `matcher catch-up (timed from the first block evaluated): ${blocks} blocks (${logsPerBlock} logs each, ${streamCount} streams, ${deliveries} deliveries created) in ${result.seconds} s: ${result.blocksPerSecond} blocks/s`,
     );
     console.log(`written ${writeResult('matcher-catch-up', result)}`);
   } finally {

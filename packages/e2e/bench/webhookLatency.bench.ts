@@ -1,10 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { addStreamAddresses, createPool, insertStream } from '@tributary/db';
 import { type FullBlockEvent, TOPICS } from '@tributary/schema';
-import { TRANSFER_TOPIC } from '@tributary/stream-rules';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { Kafka, logLevel } from 'kafkajs';
@@ -17,9 +15,10 @@ import {
   spawnNode,
   stopChild,
   unique,
+  REPO_ROOT,
   writeResult,
 } from '@tributary/testkit/bench';
-import { erc20TransferEventAbi } from '@tributary/evm';
+import { TRANSFER_TOPIC0, erc20TransferEventAbi } from '@tributary/evm';
 
 /**
  * Block seen -> unconfirmed webhook answered: block events go into Kafka stamped with their
@@ -31,8 +30,8 @@ import { erc20TransferEventAbi } from '@tributary/evm';
 const seconds = envNumber('BENCH_SECONDS', 120);
 const blocksPerSecond = envNumber('BENCH_BLOCKS_PER_SECOND', 10);
 const bgPerBlock = envNumber('BENCH_BG_PER_BLOCK', 20);
-const matcherDir = fileURLToPath(new URL('../', import.meta.url));
-const senderDir = fileURLToPath(new URL('../../webhook-sender/', import.meta.url));
+const matcherDir = `${REPO_ROOT}apps/stream-matcher/`;
+const senderDir = `${REPO_ROOT}apps/webhook-sender/`;
 
 const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}` as `0x${string}`;
 const word = (a: string) => `0x${'0'.repeat(24)}${a.slice(2)}` as `0x${string}`;
@@ -139,7 +138,7 @@ async function main() {
         transactionIndex: i,
         address: token,
         data: `0x${(1000 + i).toString(16).padStart(64, '0')}` as `0x${string}`,
-        topics: [TRANSFER_TOPIC, word(hex(20)), word(to)] as `0x${string}`[],
+        topics: [TRANSFER_TOPIC0, word(hex(20)), word(to)] as `0x${string}`[],
       }));
       const event: FullBlockEvent = {
         type: 'new',
