@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   type Pool,
+  type PoolClient,
   addStreamAddresses,
   createPool,
   insertStream,
@@ -29,9 +30,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function newStream(): Promise<string> {
+async function newStream(db: Pool | PoolClient = pool): Promise<string> {
   const id = randomUUID();
-  await insertStream(pool, {
+  await insertStream(db, {
     id,
     accountId,
     chainIds: [31337],
@@ -121,19 +122,7 @@ describe('stream store catch-up before a block', () => {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      const id = randomUUID();
-      await insertStream(client, {
-        id,
-        accountId,
-        chainIds: [31337],
-        config: {
-          webhookUrl: 'http://127.0.0.1:9/h',
-          description: 'd',
-          tag: 't',
-          chainIds: ['0x7a69'],
-          includeNativeTxs: true,
-        },
-      });
+      const id = await newStream(client);
       expect(await store.catchUp()).toEqual([]);
       expect(store.get(id)).toBeUndefined();
       await client.query('COMMIT');
