@@ -1,6 +1,7 @@
 // The chaos command (`pnpm chaos`): the whole stack on servers of its own, 100,000 on-chain events
-// with three streams active, SIGKILLs of every app and every server at random moments, then what
-// arrived and what the tables hold, counted against the chain. Options (or CHAOS_* variables):
+// with three streams active and two more created during the run (one while Kafka is down), SIGKILLs
+// of every app and every server at random moments, then what arrived and what the tables hold,
+// counted against the chain. Options (or CHAOS_* variables):
 //   --events N (100000)  --logs-per-tx N (250)  --kills N (24)  --seconds N (240)
 //   --latency-ms N (300, the receiver's answer time)  --settle-ms N (600000)
 // Writes bench/results/chaos.json; exits 1 when a webhook or a row was lost or doubled wrongly.
@@ -28,6 +29,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 const report = await runChaos({ ...options, log });
 
 const w = report.webhooks;
+const l = report.lateWebhooks;
 console.log(`
 events driven          ${report.events} in ${report.blocks} blocks
 kills                  ${Object.entries(report.kills)
@@ -41,6 +43,11 @@ webhooks expected      ${w.expected}
          lost          ${w.lost}${w.lostSample.length ? ` (e.g. ${w.lostSample.slice(0, 3).join(', ')})` : ''}
          duplicated    ${w.duplicated} (with a new webhook-id: ${w.duplicatesWithNewId})
          unexpected    ${w.unexpected}, bad signatures ${w.badSignatures}
+streams created during the run
+${report.lateStreams.map((s) => `  ${s.tag.padEnd(24)} ${s.id}: due after block ${s.fromBlock}`).join('\n')}
+  webhooks expected    ${l.expected}, delivered ${l.delivered}, lost ${l.lost}${l.lostSample.length ? ` (e.g. ${l.lostSample.slice(0, 3).join(', ')})` : ''}
+                       duplicated ${l.duplicated} (with a new webhook-id: ${l.duplicatesWithNewId}), unexpected ${l.unexpected}, bad signatures ${l.badSignatures}
+webhooks of no stream  ${report.strayWebhooks}
 rows (missing / duplicated / extra of expected):
 ${Object.entries(report.rows)
   .map(([t, c]) => `  ${t.padEnd(20)} ${c.missing} / ${c.duplicated} / ${c.extra} of ${c.expected}`)

@@ -4,7 +4,8 @@ import type { DevnetClient } from '@tributary/devnet';
 import type { Hash, PublicClient } from 'viem';
 import { type WebhookCounts, countWebhooks } from './countWebhooks.ts';
 import { type TableCount, compareTablesWithChain } from './compareTablesWithChain.ts';
-import { createChaosStreams } from './createChaosStreams.ts';
+import type { ChaosStream } from './countWebhooks.ts';
+import { createChaosStreams, createLateStream } from './createChaosStreams.ts';
 import { SERVER_NAMES, type ServerName } from './privateServers.ts';
 import { readChainLogs } from './readChainLogs.ts';
 import { CHAOS_CONFIRMATIONS, startChaosStack } from './startChaosStack.ts';
@@ -35,7 +36,13 @@ export interface ChaosReport {
   kills: Record<string, number>;
   /** Exits the supervisors saw that were not our kills (crashes, watchdog exits). */
   unplannedExits: Record<string, number>;
+  /** The three streams created before the events. */
   webhooks: WebhookCounts;
+  /** Streams created during the run: one while Kafka was down (when it was killed), one mid-run. */
+  lateStreams: (ChaosStream & { tag: string })[];
+  lateWebhooks: WebhookCounts;
+  /** Webhooks of no stream of the run (a create retried after its answer was lost): should be 0. */
+  strayWebhooks: number;
   rows: Record<string, TableCount>;
   /** From the last restart to the follower and projector at the chain's head. */
   backAtHeadMs: number | null;
@@ -60,13 +67,18 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const chain = stack.client as unknown as PublicClient;
     const head = async () => Number(await chain.getBlockNumber({ cacheTime: 0 }));
     ledger.setSecret(stack.apiKey.webhookSecret);
-    const streams = await createChaosStreams({
-      gatewayUrl: stack.gatewayUrl,
-      apiKey: stack.apiKey.key,
-      webhookUrl: ledger.url,
-      emitters: stack.emitters,
-      head,
-    });
+    const access = { gatewayUrl: stack.gatewayUrl, apiKey: stack.apiKey.key, webhookUrl: ledger.url };
+    const streams = await createChaosStreams({ ...access, emitters: stack.emitters, head, pool: stack.pool });
+    const late: Promise<ChaosStream & { tag: string }>[] = [];
+    const createLate = (tag: string, address: string) => {
+      o.log(`creating stream ${tag}`);
+      late.push(
+        createLateStream({ ...access, address, tag, head, pool: stack.pool }).then((s) => {
+          o.log(`stream ${tag} ${s.id}: due every block after ${s.fromBlock} (start block ${s.startBlock})`);
+          return { ...s, tag };
+        }),
+      );
+    };
     o.log(`streams ${streams.map((s) => s.id).join(', ')} from block ${streams[0]?.fromBlock}`);
 
     const txs = Math.ceil(o.events / o.logsPerTx);
@@ -89,6 +101,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         });
         await waitIncluded(stack.client, hash, o.log);
         events += count;
+        if (i === Math.floor(txs / 2)) createLate('chaos-late-mid-run', stack.emitters[1]);
         if (i % 50 === 49) o.log(`driven ${events} events in ${i + 1} blocks`);
       }
       return events;
@@ -102,6 +115,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
           const server = target as ServerName;
           await stack.servers.kill(server);
           o.log(`SIGKILL ${server}`);
+          // A user creating a stream while the broker is away: no change event can be sent.
+          if (server === 'kafka' && killCount['kafka'] === 1)
+            createLate('chaos-late-kafka-down', stack.emitters[0]);
           await sleep(1_000 + Math.random() * 2_000);
           await stack.servers.restart(server);
           o.log(`${server} restarted`);
@@ -115,6 +131,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     })();
 
     const [events] = await Promise.all([drive, killer]);
+    const lateStreams = await Promise.all(late);
+    const runIds = new Set([...streams, ...lateStreams].map((s) => s.id));
     // Every block confirmed: the confirmed webhooks of the last blocks are due too.
     await stack.client.request({
       method: 'anvil_mine' as never,
@@ -128,8 +146,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     let allDeliveredMs: number | null = null;
     const deadline = Date.now() + o.settleTimeoutMs;
     for (;;) {
-      const counts = countWebhooks(streams, chainData.logs, ledger.received);
-      if (counts.lost === 0) {
+      const lost =
+        countWebhooks(streams, chainData.logs, ledger.received).lost +
+        countWebhooks(lateStreams, chainData.logs, ledger.received).lost;
+      if (lost === 0) {
         allDeliveredMs = Date.now() - lastRestartAt;
         break;
       }
@@ -138,6 +158,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     }
     await sleep(2_000); // anything sent twice has time to arrive
     const webhooks = countWebhooks(streams, chainData.logs, ledger.received);
+    const lateWebhooks = countWebhooks(lateStreams, chainData.logs, ledger.received);
+    const strayWebhooks = ledger.received.filter((r) => !runIds.has(r.streamId)).length;
+    const webhooksOk = [webhooks, lateWebhooks].every(
+      (w) => w.lost === 0 && w.duplicatesWithNewId === 0 && w.badSignatures === 0 && w.unexpected === 0,
+    );
     const rows = await compareTablesWithChain(stack.pool, 31337, chainData);
     const unplannedExits: Record<string, number> = {};
     for (const app of APP_NAMES) unplannedExits[app] = stack.apps.get(app)!.crashes.length;
@@ -148,10 +173,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       kills: killCount,
       unplannedExits,
       webhooks,
+      lateStreams,
+      lateWebhooks,
+      strayWebhooks,
       rows,
       backAtHeadMs,
       allDeliveredMs,
-      ok: webhooks.lost === 0 && webhooks.duplicatesWithNewId === 0 && webhooks.badSignatures === 0 && rowsOk,
+      ok: webhooksOk && strayWebhooks === 0 && rowsOk,
     };
   } finally {
     await stack.close();

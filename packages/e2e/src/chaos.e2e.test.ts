@@ -25,6 +25,21 @@ describe('chaos, short run', () => {
       unexpected: 0,
       badSignatures: 0,
     });
+    // The streams created during the run (one while Kafka was down): every block after their
+    // calls answered, nothing before their start block.
+    expect(report.lateStreams.map((s) => s.tag).sort()).toEqual([
+      'chaos-late-kafka-down',
+      'chaos-late-mid-run',
+    ]);
+    expect(report.lateWebhooks.expected).toBeGreaterThan(0);
+    expect(report.lateWebhooks).toMatchObject({
+      delivered: report.lateWebhooks.expected,
+      lost: 0,
+      duplicatesWithNewId: 0,
+      unexpected: 0,
+      badSignatures: 0,
+    });
+    expect(report.strayWebhooks).toBe(0);
     for (const [table, count] of Object.entries(report.rows))
       expect({ table, missing: count.missing, duplicated: count.duplicated, extra: count.extra }).toEqual({
         table,
