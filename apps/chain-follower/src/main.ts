@@ -118,7 +118,7 @@ const follower = createChainFollower({
 });
 
 // Not ready while following is halted (another chain behind RPC_URL, a reorg deeper than the window):
-// the reason is in /readyz, the log and the follower_chain_mismatch / follower_deep_reorg gauges.
+// the reason is in /readyz, the log and the tributary_follower_chain_mismatch / tributary_follower_deep_reorg gauges.
 health.addCheck('chain', () => {
   const halt = follower.status().halt;
   if (halt) throw new Error(halt.message);

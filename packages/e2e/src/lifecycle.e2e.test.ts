@@ -22,24 +22,49 @@ describe('service lifecycle', () => {
     await pipeline?.close();
   });
 
+  async function scrape(app: AppName): Promise<Map<string, { type: string; labels: Set<string> }>> {
+    const text = await (await fetch(`http://127.0.0.1:${pipeline.running(app)!.port}/metrics`)).text();
+    const families = new Map<string, { type: string; labels: Set<string> }>();
+    for (const m of text.matchAll(/^# TYPE (tributary_\S+) (\S+)$/gm))
+      families.set(m[1] as string, { type: m[2] as string, labels: new Set() });
+    for (const m of text.matchAll(/^(tributary_[a-z_]+)\{([^}]*)\}/gm)) {
+      const name = m[1] as string;
+      const family = families.get(name) ?? families.get(name.replace(/_(bucket|count|sum)$/, ''));
+      for (const l of (m[2] as string).matchAll(/(\w+)="/g)) family?.labels.add(l[1] as string);
+    }
+    return families;
+  }
+
   it('exports every series the Grafana dashboard queries (infra/grafana/dashboards/tributary.json)', async () => {
     const dashboard = JSON.parse(
       readFileSync(new URL('../../../infra/grafana/dashboards/tributary.json', import.meta.url), 'utf8'),
     ) as { panels: { title: string; targets: { expr: string }[] }[] };
-    // Metric names in the queries: identifiers of the project's and the services' families, with
-    // a histogram's _bucket / _count / _sum folded to the family.
+    // Metric names in the queries, with a histogram's _bucket / _count / _sum folded to the family.
     const wanted = new Set<string>();
     for (const panel of dashboard.panels)
       for (const t of panel.targets)
-        for (const m of t.expr.matchAll(/\b((?:tributary|follower|projector|http)_[a-z_]+)\b/g))
+        for (const m of t.expr.matchAll(/\b(tributary_[a-z_]+)\b/g))
           wanted.add((m[1] as string).replace(/_(bucket|count|sum)$/, ''));
     expect(wanted.size).toBeGreaterThan(15);
     const exported = new Set<string>();
-    for (const app of APPS) {
-      const text = await (await fetch(`http://127.0.0.1:${pipeline.running(app)!.port}/metrics`)).text();
-      for (const m of text.matchAll(/^# TYPE (\S+) /gm)) exported.add(m[1] as string);
-    }
+    for (const app of APPS) for (const family of (await scrape(app)).keys()) exported.add(family);
     expect([...wanted].filter((name) => !exported.has(name))).toEqual([]);
+  });
+
+  it("exports exactly the project's metrics the README's table lists, with their types, services and labels", async () => {
+    const documented = readmeMetrics();
+    expect(documented.length).toBeGreaterThan(30);
+    for (const app of APPS) {
+      const families = await scrape(app);
+      const expected = documented.filter((d) => d.services.includes(app));
+      expect([...families.keys()].sort(), app).toEqual(expected.map((d) => d.name).sort());
+      for (const d of expected) {
+        const family = families.get(d.name)!;
+        expect(family.type, d.name).toBe(d.type);
+        // Labels seen so far (a family with no observation yet shows none) are the documented ones.
+        for (const label of family.labels) expect([...d.labels, 'service', 'le'], d.name).toContain(label);
+      }
+    }
   });
 
   for (const app of APPS) {
@@ -62,3 +87,21 @@ describe('service lifecycle', () => {
     });
   }
 });
+
+// The README's metrics table: | service | `name` | type | `label`, ... | what |
+function readmeMetrics(): { services: AppName[]; name: string; type: string; labels: string[] }[] {
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('## Metrics and dashboard'));
+  const table = section.slice(0, section.indexOf('\n## '));
+  const rows = [];
+  for (const m of table.matchAll(/^\| ([^|]+) \| `(tributary_[a-z_]+)` \| (\w+) \| ([^|]*) \|/gm)) {
+    const who = (m[1] as string).trim();
+    rows.push({
+      services: who === 'all five' ? APPS : (who.split(', ') as AppName[]),
+      name: m[2] as string,
+      type: m[3] as string,
+      labels: [...(m[4] as string).matchAll(/`(\w+)`/g)].map((l) => l[1] as string),
+    });
+  }
+  return rows;
+}

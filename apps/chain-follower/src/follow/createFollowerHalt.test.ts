@@ -76,7 +76,7 @@ describe('the follower halts instead of corrupting or crash-looping', { timeout:
     expect(halt.message).toContain(
       `the node's chain is not the one indexed for chain 31337: its genesis block is ${await genesisHash(other.rpcUrl)}, the indexed chain's is ${await genesisHash(indexed.rpcUrl)}`,
     );
-    expect(await gauge(wrong, 'follower_chain_mismatch')).toBe(1);
+    expect(await gauge(wrong, 'tributary_follower_chain_mismatch')).toBe(1);
     // It stays up and keeps looking (several re-checks), without touching what was indexed.
     await new Promise((r) => setTimeout(r, 1_000));
     expect(wrong.follower.status().halt?.kind).toBe('chain-mismatch');
@@ -90,7 +90,7 @@ describe('the follower halts instead of corrupting or crash-looping', { timeout:
       15_000,
       'the follower to follow the other chain',
     );
-    expect(await gauge(wrong, 'follower_chain_mismatch')).toBe(0);
+    expect(await gauge(wrong, 'tributary_follower_chain_mismatch')).toBe(0);
     const [row] = (await checkpointRow(harness.pool)) as { genesis_hash: Buffer }[];
     expect(`0x${row!.genesis_hash.toString('hex')}`).toBe(await genesisHash(other.rpcUrl));
   });
@@ -108,7 +108,7 @@ describe('the follower halts instead of corrupting or crash-looping', { timeout:
     await waitFor(async () => follower.follower.status().halt !== null, 10_000, 'the halt');
     expect(follower.follower.status().halt?.kind).toBe('chain-mismatch');
     expect(follower.follower.status().checkpoint).toBe(10);
-    expect(await gauge(follower, 'follower_chain_mismatch')).toBe(1);
+    expect(await gauge(follower, 'tributary_follower_chain_mismatch')).toBe(1);
     expect((await harness.readEvents()).length).toBe(eventsBefore);
   });
 
@@ -135,8 +135,8 @@ describe('the follower halts instead of corrupting or crash-looping', { timeout:
     const halt = follower.follower.status().halt!;
     expect(halt.kind).toBe('deep-reorg');
     expect(halt.message).toMatch(/^reorg deeper than the \d+ blocks kept/);
-    expect(await gauge(follower, 'follower_deep_reorg')).toBe(1);
-    expect(await gauge(follower, 'follower_chain_mismatch')).toBe(0);
+    expect(await gauge(follower, 'tributary_follower_deep_reorg')).toBe(1);
+    expect(await gauge(follower, 'tributary_follower_chain_mismatch')).toBe(0);
     await new Promise((r) => setTimeout(r, 1_000));
     expect(follower.follower.status().halt?.kind).toBe('deep-reorg');
     const events = await harness.readEvents();

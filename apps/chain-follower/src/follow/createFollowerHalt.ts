@@ -28,7 +28,7 @@ const ADVICE: Record<HaltKind, string> = {
 /**
  * The follower's alarm: a chain that is not the one it indexed, or a reorg deeper than the blocks
  * it keeps, stops following (never silent corruption) and says so in the log, in
- * `follower_chain_mismatch` / `follower_deep_reorg` and through readiness, while the process stays
+ * `tributary_follower_chain_mismatch` / `tributary_follower_deep_reorg` and through readiness, while the process stays
  * up and re-checks (a crash loop would say less and fix nothing).
  */
 export function createFollowerHalt(deps: {
@@ -39,13 +39,13 @@ export function createFollowerHalt(deps: {
   const labels = { chain_id: String(deps.chainId) };
   const gauges: Record<HaltKind, Gauge> = {
     'chain-mismatch': new Gauge({
-      name: 'follower_chain_mismatch',
+      name: 'tributary_follower_chain_mismatch',
       help: '1 while the node serves another chain than the one indexed (its genesis block differs)',
       labelNames: ['chain_id'],
       registers: [deps.metrics],
     }),
     'deep-reorg': new Gauge({
-      name: 'follower_deep_reorg',
+      name: 'tributary_follower_deep_reorg',
       help: '1 while a reorg deeper than the kept blocks stops following',
       labelNames: ['chain_id'],
       registers: [deps.metrics],

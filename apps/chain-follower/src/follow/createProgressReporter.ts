@@ -28,25 +28,25 @@ export function createProgressReporter(deps: {
 }): ProgressReporter {
   const labels = { chain_id: String(deps.chainId) };
   const lagGauge = new Gauge({
-    name: 'follower_lag_blocks',
+    name: 'tributary_follower_lag_blocks',
     help: 'chain head minus checkpoint',
     labelNames: ['chain_id'],
     registers: [deps.metrics],
   });
   const blocksCounter = new Counter({
-    name: 'follower_blocks_published_total',
+    name: 'tributary_follower_blocks_published_total',
     help: 'blocks published (new or confirmed-at-once)',
     labelNames: ['chain_id'],
     registers: [deps.metrics],
   });
   const logsCounter = new Counter({
-    name: 'follower_logs_published_total',
+    name: 'tributary_follower_logs_published_total',
     help: 'logs published',
     labelNames: ['chain_id'],
     registers: [deps.metrics],
   });
   const reorgCounter = new Counter({
-    name: 'follower_reorgs_total',
+    name: 'tributary_follower_reorgs_total',
     help: 'reorgs handled',
     labelNames: ['chain_id'],
     registers: [deps.metrics],

@@ -172,10 +172,10 @@ describe('ops endpoints on the API port', () => {
     await gw.request(TRANSFERS);
     const metrics = await (await fetch(`${gw.baseUrl}/metrics`)).text();
     expect(metrics).toMatch(
-      /http_request_duration_seconds_count\{service="gateway-test",method="GET",route="\/api\/v2\.2\/:address\/erc20\/transfers",status="200"\} \d+/,
+      /tributary_gateway_http_request_duration_seconds_count\{service="gateway-test",method="GET",route="\/api\/v2\.2\/:address\/erc20\/transfers",status="200"\} \d+/,
     );
     expect(metrics).toMatch(
-      /http_request_duration_seconds_count\{service="gateway-test",method="GET",route="unmatched",status="404"\} \d+/,
+      /tributary_gateway_http_request_duration_seconds_count\{service="gateway-test",method="GET",route="unmatched",status="404"\} \d+/,
     );
   });
 });

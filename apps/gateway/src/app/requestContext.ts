@@ -11,7 +11,7 @@ const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function createRequestContext(opts: { logger: Logger; metrics: Registry }): RequestHandler {
   const duration = new Histogram({
-    name: 'http_request_duration_seconds',
+    name: 'tributary_gateway_http_request_duration_seconds',
     help: 'HTTP request duration by method, matched route and status',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],

@@ -50,13 +50,13 @@ export function createBlockProjector(deps: {
   onConnectionError?: (err: Error) => void;
 }): BlockProjector {
   const rows = new Counter({
-    name: 'projector_rows_inserted_total',
+    name: 'tributary_projector_rows_inserted_total',
     help: 'rows inserted into the query tables',
     labelNames: ['table'],
     registers: [deps.metrics],
   });
   const removed = new Counter({
-    name: 'projector_blocks_removed_total',
+    name: 'tributary_projector_blocks_removed_total',
     help: 'orphaned blocks removed',
     registers: [deps.metrics],
   });
