@@ -1,9 +1,17 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { addStreamAddresses, createPool, insertStream } from '@tributary/db';
 import { createLogger } from '@tributary/runtime';
 import { type FullBlockEvent, TOPICS } from '@tributary/schema';
 import { TRANSFER_TOPIC } from '@tributary/stream-rules';
-import { createBenchDatabase, envNumber, services, unique, writeResult } from '@tributary/testkit/bench';
+import {
+  addressTopic,
+  createBenchDatabase,
+  envNumber,
+  randomHex,
+  services,
+  unique,
+  writeResult,
+} from '@tributary/testkit/bench';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { Kafka, logLevel } from 'kafkajs';
@@ -22,9 +30,6 @@ const blocks = envNumber('BENCH_CATCHUP_BLOCKS', 20_000);
 const logsPerBlock = envNumber('BENCH_LOGS_PER_BLOCK', 5);
 const streamCount = envNumber('BENCH_STREAMS', 100);
 const matchEvery = envNumber('BENCH_MATCH_EVERY', 100);
-
-const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}` as `0x${string}`;
-const word = (a: string) => `0x${'0'.repeat(24)}${a.slice(2)}` as `0x${string}`;
 
 async function main() {
   const db = await createBenchDatabase();
@@ -67,7 +72,7 @@ async function main() {
     const watched: `0x${string}`[] = [];
     for (let i = 0; i < streamCount; i++) {
       const id = randomUUID();
-      const address = hex(20);
+      const address = randomHex(20);
       watched.push(address);
       await insertStream(pool, {
         id,
@@ -96,17 +101,26 @@ async function main() {
         const match = number % matchEvery === 0;
         const logs = Array.from({ length: logsPerBlock }, (_, i) => ({
           logIndex: i,
-          transactionHash: hex(32),
+          transactionHash: randomHex(32),
           transactionIndex: i,
-          address: match && i === 0 ? watched[number % watched.length]! : hex(20),
+          address: match && i === 0 ? watched[number % watched.length]! : randomHex(20),
           data: `0x${(1000 + i).toString(16).padStart(64, '0')}` as `0x${string}`,
-          topics: [TRANSFER_TOPIC, word(hex(20)), word(hex(20))] as `0x${string}`[],
+          topics: [
+            TRANSFER_TOPIC,
+            addressTopic(randomHex(20)),
+            addressTopic(randomHex(20)),
+          ] as `0x${string}`[],
         }));
         const event: FullBlockEvent = {
           type: 'new',
           v: 1,
           chainId: 31337,
-          block: { number, hash: hex(32), parentHash: hex(32), timestamp: 1_700_000_000 + number },
+          block: {
+            number,
+            hash: randomHex(32),
+            parentHash: randomHex(32),
+            timestamp: 1_700_000_000 + number,
+          },
           transactions: [],
           logs,
           internalTransactions: [],

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { ChainLog, ChainTransaction, FullBlockEvent } from '@tributary/schema';
 import { StreamIndex, type StreamConfig, TRANSFER_TOPIC, compileStream } from '@tributary/stream-rules';
-import { envNumber, percentile, writeResult } from '@tributary/testkit/bench';
+import { addressTopic, envNumber, percentile, randomHex, writeResult } from '@tributary/testkit/bench';
 import { erc20TransferEventAbi } from '@tributary/evm';
 
 /**
@@ -27,14 +26,12 @@ const heap = () => {
   const m = process.memoryUsage();
   return { heapUsedMiB: m.heapUsed / 2 ** 20, rssMiB: m.rss / 2 ** 20 };
 };
-const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}` as `0x${string}`;
-const word = (addr: string) => `0x${'0'.repeat(24)}${addr.slice(2)}` as `0x${string}`;
 const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)]!;
 
 const before = heap();
 const t0 = performance.now();
 const watched: string[] = new Array(addresses);
-for (let i = 0; i < addresses; i++) watched[i] = hex(20);
+for (let i = 0; i < addresses; i++) watched[i] = randomHex(20);
 const perStream = Math.max(1, Math.floor(addresses / streams));
 const index = new StreamIndex();
 for (let s = 0; s < streams; s++) {
@@ -69,12 +66,12 @@ for (let s = 0; s < streams; s++) {
 const buildMs = performance.now() - t0;
 const after = heap();
 
-const end = () => (Math.random() < hitRate ? pick(watched) : hex(20));
+const end = () => (Math.random() < hitRate ? pick(watched) : randomHex(20));
 function makeBlock(n: number): FullBlockEvent {
   const txs: ChainTransaction[] = [];
   for (let i = 0; i < txsPerBlock; i++) {
     txs.push({
-      hash: hex(32),
+      hash: randomHex(32),
       transactionIndex: i,
       from: end() as `0x${string}`,
       to: end() as `0x${string}`,
@@ -98,19 +95,19 @@ function makeBlock(n: number): FullBlockEvent {
       logIndex: i,
       transactionHash: tx.hash,
       transactionIndex: tx.transactionIndex,
-      address: (Math.random() < hitRate / 5 ? pick(watched) : hex(20)) as `0x${string}`,
+      address: (Math.random() < hitRate / 5 ? pick(watched) : randomHex(20)) as `0x${string}`,
       data: `0x${value.toString(16).padStart(64, '0')}`,
       topics:
         i % 10 === 9
-          ? [hex(32), word(end())] // some other event
-          : [TRANSFER_TOPIC, word(end()), word(end())],
+          ? [randomHex(32), addressTopic(end())] // some other event
+          : [TRANSFER_TOPIC, addressTopic(end()), addressTopic(end())],
     });
   }
   return {
     type: 'new',
     v: 1,
     chainId: 1,
-    block: { number: n, hash: hex(32), parentHash: hex(32), timestamp: 1_700_000_000 + n },
+    block: { number: n, hash: randomHex(32), parentHash: randomHex(32), timestamp: 1_700_000_000 + n },
     transactions: txs,
     logs,
     internalTransactions: [],

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { addStreamAddresses, createPool, insertStream } from '@tributary/db';
@@ -7,9 +7,11 @@ import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { Kafka, logLevel } from 'kafkajs';
 import {
+  addressTopic,
   createBenchDatabase,
   envNumber,
   percentile,
+  randomHex,
   services,
   sleep,
   spawnNode,
@@ -32,9 +34,6 @@ const blocksPerSecond = envNumber('BENCH_BLOCKS_PER_SECOND', 10);
 const bgPerBlock = envNumber('BENCH_BG_PER_BLOCK', 20);
 const matcherDir = `${REPO_ROOT}apps/stream-matcher/`;
 const senderDir = `${REPO_ROOT}apps/webhook-sender/`;
-
-const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}` as `0x${string}`;
-const word = (a: string) => `0x${'0'.repeat(24)}${a.slice(2)}` as `0x${string}`;
 
 async function main() {
   const db = await createBenchDatabase();
@@ -101,9 +100,9 @@ async function main() {
       });
       await addStreamAddresses(pool, id, [address]);
     };
-    const probeAddress = hex(20);
+    const probeAddress = randomHex(20);
     await stream('probe', probeAddress);
-    const bgAddresses = Array.from({ length: bgPerBlock }, () => hex(20));
+    const bgAddresses = Array.from({ length: bgPerBlock }, () => randomHex(20));
     for (const [i, a] of bgAddresses.entries()) await stream(`bg/${i}`, a);
     await producer.connect();
     const common = {
@@ -129,22 +128,27 @@ async function main() {
     );
 
     let n = 1;
-    const token = hex(20);
+    const token = randomHex(20);
     const send = async () => {
       const number = n++;
       const logs = [probeAddress, ...bgAddresses].map((to, i) => ({
         logIndex: i,
-        transactionHash: hex(32),
+        transactionHash: randomHex(32),
         transactionIndex: i,
         address: token,
         data: `0x${(1000 + i).toString(16).padStart(64, '0')}` as `0x${string}`,
-        topics: [TRANSFER_TOPIC0, word(hex(20)), word(to)] as `0x${string}`[],
+        topics: [TRANSFER_TOPIC0, addressTopic(randomHex(20)), addressTopic(to)] as `0x${string}`[],
       }));
       const event: FullBlockEvent = {
         type: 'new',
         v: 1,
         chainId: 31337,
-        block: { number, hash: hex(32), parentHash: hex(32), timestamp: Math.floor(Date.now() / 1000) + 1 },
+        block: {
+          number,
+          hash: randomHex(32),
+          parentHash: randomHex(32),
+          timestamp: Math.floor(Date.now() / 1000) + 1,
+        },
         transactions: [],
         logs,
         internalTransactions: [],

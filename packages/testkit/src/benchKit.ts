@@ -22,6 +22,11 @@ export const services = {
   rpcUrl: env('RPC_URL', 'http://127.0.0.1:58545'),
 };
 
+/** Random bytes as 0x hex (block and transaction hashes of synthetic block events). */
+export const randomHex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}` as `0x${string}`;
+/** An address as an indexed event topic: left-padded to 32 bytes. */
+export const addressTopic = (address: string) => `0x${'0'.repeat(24)}${address.slice(2)}` as `0x${string}`;
+
 export const unique = (prefix: string) =>
   `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
 
