@@ -1,3 +1,4 @@
+import { TRANSFER_TOPIC0 } from '@tributary/evm';
 import type { ChainLog } from './readChainLogs.ts';
 import type { ReceivedWebhook } from './webhookLedger.ts';
 
@@ -30,8 +31,6 @@ export interface WebhookCounts {
   lostSample: string[];
 }
 
-const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-
 /**
  * What the chain says must arrive: for each stream and each block after its `fromBlock` with a
  * Transfer log it watches, one unconfirmed and one confirmed webhook (every block is confirmed
@@ -46,7 +45,7 @@ export function countWebhooks(
   const allowed = new Set<string>();
   for (const s of streams) {
     for (const l of logs) {
-      if (l.blockNumber <= s.startBlock || l.topics[0] !== TRANSFER) continue;
+      if (l.blockNumber <= s.startBlock || l.topics[0] !== TRANSFER_TOPIC0) continue;
       if (s.address !== 'all' && l.address !== s.address) continue;
       const into = l.blockNumber > s.fromBlock ? expected : allowed;
       into.add(`${s.id}:${l.blockHash}:u`);

@@ -1,4 +1,4 @@
-import type { Pool } from '@tributary/db';
+import { type Pool, getStreamById } from '@tributary/db';
 import { erc20TransferEventAbi } from '@tributary/evm';
 import type { ChaosStream } from './countWebhooks.ts';
 
@@ -45,13 +45,8 @@ const streamBody = (g: GatewayAccess, tag: string, extra: Record<string, unknown
 /** The block a stream starts after (its start_blocks entry: the follower's checkpoint when it was stored). */
 async function startBlockOf(pool: Pool, id: string): Promise<number> {
   for (;;) {
-    const row = await pool
-      .query<{ start: string | null }>(`SELECT start_blocks->>'31337' AS start FROM streams WHERE id = $1`, [
-        id,
-      ])
-      .then((r) => r.rows[0])
-      .catch(() => undefined); // PostgreSQL down for a moment
-    if (row) return Number(row.start ?? -1);
+    const row = await getStreamById(pool, id).catch(() => undefined); // PostgreSQL down for a moment
+    if (row) return row.startBlocks['31337'] ?? -1;
     await new Promise((r) => setTimeout(r, 500));
   }
 }
