@@ -34,13 +34,10 @@ const LATENCY_MS = envNumber('BENCH_LATENCY_MS', 100);
 const MAX_LOGS = envNumber('BENCH_MAX_LOGS', 10_000);
 const say = (msg: string, fields: object = {}) => console.log(JSON.stringify({ msg, ...fields }));
 
-/** A bulk backfill (headers and logs: no transactions, traces or eth_getCode), told the provider's rate; eth_getLogs ranges as by default (500 blocks to start). */
+/** A bulk backfill (headers and logs: no stream reads transactions or traces; no eth_getCode), told the provider's rate; eth_getLogs ranges as by default (500 blocks to start). */
 const FOLLOWER_ENV: Record<string, string> = {
   CHAIN_ID: '31337',
   CONFIRMATIONS: '0',
-  FETCH_TRANSACTIONS: 'false',
-  BACKFILL_FETCH_TRANSACTIONS: 'false',
-  FETCH_TRACES: 'false',
   FETCH_ACCOUNT_KINDS: 'false',
   RPC_CONCURRENCY: '4',
   MAX_BATCH_BLOCKS: '400',

@@ -42,9 +42,6 @@ export const envSchema = z.object({
   START_BLOCK: envInt(0, 0),
   /** Overrides the chain's confirmation depth (packages/chains). */
   CONFIRMATIONS: z.coerce.number().int().min(0).optional(),
-  FETCH_TRANSACTIONS: envBoolean(true),
-  BACKFILL_FETCH_TRANSACTIONS: envBoolean(false),
-  FETCH_TRACES: envBoolean(true),
   FETCH_ACCOUNT_KINDS: envBoolean(true),
   RANGE_BLOCKS: envInt(500, 1),
   MAX_RANGE_BLOCKS: envInt(5_000, 1),

@@ -8,6 +8,7 @@ import {
 import { createPool } from '@tributary/db';
 import { bootService, createOutageLog, serveOps, createPoolGauges } from '@tributary/runtime';
 import { TOPICS } from '@tributary/schema';
+import { createStreamDemand } from './demand/createStreamDemand.ts';
 import { loadEnv } from './env.ts';
 import { chainSettings } from './follow/chainSettings.ts';
 import { createChainFollower } from './follow/createChainFollower.ts';
@@ -96,15 +97,13 @@ const follower = createChainFollower({
     onPublished: () => kafkaOutage.ok(),
   }),
   heads,
+  demand: createStreamDemand({ pool, chainId: env.CHAIN_ID, logger }),
   logger,
   metrics,
   options: {
     chainId: env.CHAIN_ID,
     confirmations,
     startBlock: env.START_BLOCK,
-    fetchTransactions: env.FETCH_TRANSACTIONS,
-    backfillFetchTransactions: env.BACKFILL_FETCH_TRANSACTIONS,
-    fetchTraces: env.FETCH_TRACES,
     accountKinds: env.FETCH_ACCOUNT_KINDS,
     rangeBlocks: env.RANGE_BLOCKS,
     maxRangeBlocks: env.MAX_RANGE_BLOCKS,

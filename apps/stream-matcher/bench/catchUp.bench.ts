@@ -60,6 +60,8 @@ async function main() {
       stored: () => {},
       streamsReloaded: () => {},
       countStreams: () => {},
+      blockCompleted: () => {},
+      contentsWait: () => {},
     },
   });
   try {

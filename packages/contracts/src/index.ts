@@ -13,3 +13,4 @@ export { oddMetadataTokenAbi, oddMetadataTokenBytecode } from './generated/OddMe
 export { rebasingTokenAbi, rebasingTokenBytecode } from './generated/RebasingToken.ts';
 export { subcallRevertTokenAbi, subcallRevertTokenBytecode } from './generated/SubcallRevertToken.ts';
 export { topicShapesAbi, topicShapesBytecode } from './generated/TopicShapes.ts';
+export { valueForwarderAbi, valueForwarderBytecode } from './generated/ValueForwarder.ts';

@@ -142,6 +142,11 @@ export {
   getStreamVersion,
   loadMatchableStreamVersions,
 } from './streams/streamVersions.ts';
+export {
+  type ChainStreamKey,
+  loadChainStreamKeys,
+  loadStreamConfigs,
+} from './streams/chainStreamReaders.ts';
 export { type UnconfirmedDelivery, findUnconfirmedDeliveries } from './streams/unconfirmedDeliveries.ts';
 export {
   type DeliveryCounts,

@@ -39,13 +39,10 @@ const id = randomBytes(4).toString('hex');
 const logDir = join(os.tmpdir(), `backfill-bench-${id}`);
 const say = (msg: string, fields: object = {}) => console.log(JSON.stringify({ msg, ...fields }));
 
-/** Settings of the services under test: a bulk backfill (no transactions, traces or eth_getCode per party). */
+/** Settings of the services under test: a bulk backfill (no stream: no transactions or traces; no eth_getCode per party). */
 const FOLLOWER_ENV = {
   CHAIN_ID: '31337',
   CONFIRMATIONS: '2',
-  FETCH_TRANSACTIONS: 'false',
-  BACKFILL_FETCH_TRANSACTIONS: 'false',
-  FETCH_TRACES: 'false',
   FETCH_ACCOUNT_KINDS: 'false',
   RANGE_BLOCKS: '1',
   MAX_RANGE_BLOCKS: '2000',

@@ -16,3 +16,12 @@ export { decodeCompactTransfer, decodeTransfer } from './decodeTransfer.ts';
 export { decodeText, decodeUint, readTokenMetadata } from './readTokenMetadata.ts';
 export { type NftEvent, type NftMovement, decodeNftEvent } from './decodeNftEvent.ts';
 export { type NftContractInfo, readNftContractInfo } from './readNftContractInfo.ts';
+export { classifyRpcError, errorText } from './classifyRpcError.ts';
+export type { RpcBlock, RpcCallFrame, RpcLog, RpcReceipt, RpcTransaction } from './rpcTypes.ts';
+export { hexToNumber, toHex } from './rpcHex.ts';
+export { mapLimit } from './mapLimit.ts';
+export {
+  type BlockContentsReader,
+  type RpcCall,
+  createBlockContentsReader,
+} from './readBlockContents.ts';

@@ -152,7 +152,11 @@ const blockBody = {
   tokenInfo: z.array(tokenInfo).default([]),
   /** Code presence of addresses first seen in this block. */
   accounts: z.array(accountKind),
-  /** Whether transactions/traces were fetched for this block (backfill may skip them). */
+  /**
+   * What the block carries beyond its logs (blockContents.ts): its transactions with receipts, and
+   * the internal transactions of their traces. The follower fetches them for every block that a
+   * stream can read; a consumer that needs a part a block lacks gets it from the node or waits.
+   */
   hasTransactions: z.boolean(),
   hasInternalTransactions: z.boolean(),
 };

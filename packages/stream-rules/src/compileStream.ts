@@ -1,6 +1,8 @@
+import type { BlockContents } from '@tributary/schema';
 import { type CompiledFilter, compileFilter } from './evaluateFilter.ts';
 import { type AbiEvent, abiEvents, topic0OfSignature } from './eventSignature.ts';
 import type { StreamConfig } from './streamConfig.ts';
+import { streamReads } from './streamReads.ts';
 import { type CompiledTrigger, compileTriggers } from './triggers.ts';
 
 export type StreamStatus = 'active' | 'paused' | 'error' | 'terminated';
@@ -23,6 +25,8 @@ export interface CompiledStream {
   /** topic0 selectors whose advancedOptions entry has includeNativeTxs: the txs of their matched logs are sent. */
   nativeTxsOfTopics: Set<string>;
   triggers: CompiledTrigger[];
+  /** What of a block beyond its logs the stream reads (streamReads): a block lacking it is completed first. */
+  reads: BlockContents;
 }
 
 export function compileStream(row: {
@@ -61,6 +65,7 @@ export function compileStream(row: {
     filters,
     nativeTxsOfTopics,
     triggers: compileTriggers(row.config),
+    reads: streamReads(row.config),
   };
 }
 

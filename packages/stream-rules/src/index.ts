@@ -16,12 +16,14 @@ export {
 } from './compileStream.ts';
 export {
   type BlockMatch,
+  IncompleteBlockError,
   type MatchCandidates,
   TRANSFER_TOPIC,
   type TokenInfo,
   matchBlock,
 } from './matchBlock.ts';
 export { StreamIndex } from './streamIndex.ts';
+export { streamReads } from './streamReads.ts';
 export { type ItemKind, itemKindOf, resolveSelector } from './selectors.ts';
 export {
   type CompiledTrigger,

@@ -1,5 +1,14 @@
 import { APPROVAL_TOPIC0, TRANSFER_TOPIC0 } from '@tributary/evm';
-import type { ChainLog, ChainTransaction, FullBlockEvent, InternalTransaction } from '@tributary/schema';
+import {
+  type ChainLog,
+  type ChainTransaction,
+  type FullBlockEvent,
+  type InternalTransaction,
+  contentsOf,
+  describeContents,
+  isEmptyContents,
+  missingContents,
+} from '@tributary/schema';
 import type {
   WebhookBody,
   WebhookErc20Approval,
@@ -170,6 +179,20 @@ function erc20Approval(log: ChainLog, token: TokenInfo | undefined): WebhookErc2
   return { transactionHash, logIndex, contract, owner: m.a, spender: m.b, ...amount };
 }
 
+/**
+ * A stream was about to be evaluated against a block that lacks a part the stream reads: the
+ * webhook would silently miss items. The caller completes the block first (the matcher reads the
+ * part from the node); reaching this is a bug of that caller, never a quiet empty match.
+ */
+export class IncompleteBlockError extends Error {
+  override readonly name = 'IncompleteBlockError';
+  constructor(streamId: string, event: FullBlockEvent, missing: string) {
+    super(
+      `stream ${streamId} reads ${missing}, which block ${event.block.number} (${event.block.hash}) does not carry`,
+    );
+  }
+}
+
 /** Items of a block that touch a stream's addresses (from the stream index); absent: scan the whole block. */
 export interface MatchCandidates {
   logs: ChainLog[];
@@ -220,6 +243,8 @@ export function matchBlock(
   tokenInfo: (address: string) => TokenInfo | undefined = () => undefined,
   candidates?: MatchCandidates,
 ): BlockMatch | undefined {
+  const missing = missingContents(contentsOf(event), stream.reads);
+  if (!isEmptyContents(missing)) throw new IncompleteBlockError(stream.id, event, describeContents(missing));
   const { config, addresses } = stream;
   const all = config.allAddresses === true;
   const lk = lookupsOf(event);

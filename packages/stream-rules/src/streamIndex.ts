@@ -1,4 +1,13 @@
-import type { ChainLog, ChainTransaction, FullBlockEvent, InternalTransaction } from '@tributary/schema';
+import {
+  type BlockContents,
+  type ChainLog,
+  type ChainTransaction,
+  type FullBlockEvent,
+  type InternalTransaction,
+  NO_CONTENTS,
+  isEmptyContents,
+  unionContents,
+} from '@tributary/schema';
 import type { CompiledStream } from './compileStream.ts';
 import {
   type BlockMatch,
@@ -20,6 +29,8 @@ export class StreamIndex {
   private readonly byAddress = new Map<string, Entry>();
   private readonly wildcard = new Map<string, CompiledStream>();
   private readonly streams = new Map<string, CompiledStream>();
+  /** The streams that read more of a block than its logs (usually few: scanned per incomplete block). */
+  private readonly readers = new Map<string, CompiledStream>();
 
   get size(): number {
     return this.streams.size;
@@ -37,6 +48,7 @@ export class StreamIndex {
     this.remove(stream.id);
     this.streams.set(stream.id, stream);
     if (stream.config.allAddresses === true) this.wildcard.set(stream.id, stream);
+    if (!isEmptyContents(stream.reads)) this.readers.set(stream.id, stream);
     for (const a of stream.addresses) {
       const e = this.byAddress.get(a);
       if (e === undefined) this.byAddress.set(a, stream);
@@ -50,6 +62,7 @@ export class StreamIndex {
     if (!old) return;
     this.streams.delete(id);
     this.wildcard.delete(id);
+    this.readers.delete(id);
     for (const a of old.addresses) {
       const e = this.byAddress.get(a);
       if (e === old) this.byAddress.delete(a);
@@ -59,6 +72,15 @@ export class StreamIndex {
         else this.byAddress.set(a, rest.length === 1 ? rest[0]! : rest);
       }
     }
+  }
+
+  /** What the streams of a chain that `accept` a block read of it beyond its logs. */
+  readsOf(chainId: number, accept: (stream: CompiledStream) => boolean = () => true): BlockContents {
+    let reads = NO_CONTENTS;
+    for (const s of this.readers.values()) {
+      if (s.chainIds.has(chainId) && accept(s)) reads = unionContents(reads, s.reads);
+    }
+    return reads;
   }
 
   /** Every stream with at least one item of the block touching its addresses, with those items. */

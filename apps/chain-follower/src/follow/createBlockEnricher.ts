@@ -18,7 +18,7 @@ import {
 } from '@tributary/schema';
 import type { Rpc } from './createRpc.ts';
 import type { FetchedBlock } from './fetchBlockRange.ts';
-import { mapLimit } from './mapLimit.ts';
+import { mapLimit } from '@tributary/evm';
 
 /** What the follower publishes: v2 bodies (compact transfers). */
 export type BlockBody = Omit<Extract<FullBlockEvent, { v: 2 }>, 'type'>;

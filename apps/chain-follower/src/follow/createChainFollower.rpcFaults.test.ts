@@ -55,6 +55,8 @@ describe('chain-follower -> Kafka through providers that misbehave', { timeout: 
       followerRpc: { urls: [dead.url, flaky.url], timeoutMs: 500, demoteMs: 60_000 },
     });
     cleanup.push(() => harness.close());
+    // A stream that reads transactions and traces (no checkpoint yet: every block): receipts are fetched too.
+    await harness.addStream({ includeNativeTxs: true, includeInternalTxs: true });
 
     const follower = harness.startFollower();
     await harness.waitFollowed(follower, 120_000);

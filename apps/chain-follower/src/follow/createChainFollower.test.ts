@@ -162,6 +162,8 @@ describe('chain-follower -> Kafka', { timeout: 90_000 }, () => {
     const { client, harness, publicClient } = await setup();
     const demo = await deployDemo(client);
     await tokenActivity(client, demo, 1n); // history: backfilled (published as confirmed)
+    // A stream that reads transactions: the blocks after it carry them.
+    await harness.addStream({ includeNativeTxs: true });
 
     const follower = harness.startFollower();
     await harness.waitFollowed(follower);

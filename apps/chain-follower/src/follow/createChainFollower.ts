@@ -8,7 +8,14 @@ import {
   rewindFollower,
 } from '@tributary/db';
 import { type Logger, type Registry, sleep } from '@tributary/runtime';
-import { BLOCK_EVENT_VERSION, type BlockEvent } from '@tributary/schema';
+import {
+  BLOCK_EVENT_VERSION,
+  type BlockContents,
+  type BlockEvent,
+  contentsOf,
+  coversContents,
+} from '@tributary/schema';
+import type { StreamDemand } from '../demand/createStreamDemand.ts';
 import type { BlockPublisher } from '../publish/createBlockPublisher.ts';
 import { type CanonicalChain, createCanonicalChain } from '../reorg/createCanonicalChain.ts';
 import { DeepReorgError, findForkPoint } from '../reorg/findForkPoint.ts';
@@ -20,7 +27,7 @@ import type { HeadWatcher } from './createHeadWatcher.ts';
 import { createProgressReporter } from './createProgressReporter.ts';
 import { createRequestedBackfill } from './createRequestedBackfill.ts';
 import type { Rpc } from './createRpc.ts';
-import { type FetchOptions, type FetchedBlock, createBlockFetcher } from './fetchBlockRange.ts';
+import { type FetchedBlock, createBlockFetcher } from './fetchBlockRange.ts';
 
 export interface FollowerOptions {
   chainId: number;
@@ -28,11 +35,6 @@ export interface FollowerOptions {
   confirmations: number;
   /** First block to publish when there is no checkpoint yet. */
   startBlock: number;
-  /** Transactions + receipts for blocks published at the head / during backfill. */
-  fetchTransactions: boolean;
-  backfillFetchTransactions: boolean;
-  /** Internal transactions (debug_traceBlockByNumber callTracer) wherever transactions are fetched. */
-  fetchTraces: boolean;
   /** Record is_contract of first-seen transfer parties (one eth_getCode each). */
   accountKinds: boolean;
   rangeBlocks: number;
@@ -68,6 +70,8 @@ export function createChainFollower(deps: {
   pool: Pool;
   publisher: BlockPublisher;
   heads: HeadWatcher;
+  /** What the chain's streams read of which blocks: decides what each fetch carries, on every path. */
+  demand: StreamDemand;
   logger: Logger;
   metrics: Registry;
   options: FollowerOptions;
@@ -97,19 +101,15 @@ export function createChainFollower(deps: {
   });
   // Bodies of published, not yet confirmed blocks: their `confirmed` event repeats the same content.
   const unconfirmedBodies = new Map<string, BlockBody>();
-  const headOpts: FetchOptions = {
-    transactions: o.fetchTransactions,
-    traces: o.fetchTransactions && o.fetchTraces,
-  };
-  const backfillOpts: FetchOptions = {
-    transactions: o.backfillFetchTransactions,
-    traces: o.backfillFetchTransactions && o.fetchTraces,
-  };
+  // Every fetch of block contents goes through here: what the streams read of [from, to] (the
+  // demand), the same rule on the head, catch-up, confirmation, reorg and requested-backfill paths.
+  const fetchForStreams = (from: number, to: number) =>
+    fetcher.fetchRange(from, to, deps.demand.forRange(from, to));
   const requested = createRequestedBackfill({
     pool: deps.pool,
     chainId: o.chainId,
     chunkBlocks: o.maxBatchBlocks,
-    fetchRange: (from, to) => fetcher.fetchRange(from, to, backfillOpts),
+    fetchRange: fetchForStreams,
     enricher,
     canonicalHash: (n) => chain.get(n)?.hash,
     publisher: deps.publisher,
@@ -123,24 +123,36 @@ export function createChainFollower(deps: {
   let storedGenesis: string | null = null;
   let genesis: string | null = null;
   // Backfill reads the next range while the current one is published (one range ahead at most).
-  let prefetched: { from: number; to: number; blocks: Promise<FetchedBlock[]> } | null = null;
+  let prefetched: {
+    from: number;
+    to: number;
+    contents: BlockContents;
+    blocks: Promise<FetchedBlock[]>;
+  } | null = null;
 
   /**
    * Blocks [from, to], or the range read ahead from `from` when it is still deep enough (it may
    * be longer or shorter than [from, to] when the batch size changed: fetching it again would
-   * spend a provider's calls twice).
+   * spend a provider's calls twice), unless a stream created since reads more of it than it carries.
    */
   function fetchBackfill(from: number, to: number, deepEnd: number): Promise<FetchedBlock[]> {
     const ahead = prefetched;
     prefetched = null;
-    if (ahead && ahead.from === from && ahead.to <= deepEnd) return ahead.blocks;
-    return fetcher.fetchRange(from, to, backfillOpts);
+    if (
+      ahead &&
+      ahead.from === from &&
+      ahead.to <= deepEnd &&
+      coversContents(ahead.contents, deps.demand.forRange(ahead.from, ahead.to))
+    )
+      return ahead.blocks;
+    return fetchForStreams(from, to);
   }
 
   function prefetch(from: number, to: number) {
-    const blocks = fetcher.fetchRange(from, to, backfillOpts);
+    const contents = deps.demand.forRange(from, to);
+    const blocks = fetcher.fetchRange(from, to, contents);
     blocks.catch(() => {}); // surfaces (and is retried) when the next step takes it
-    prefetched = { from, to, blocks };
+    prefetched = { from, to, contents, blocks };
   }
 
   const toFollowerBlock = (b: BlockBody, confirmed: boolean): FollowerBlock => ({
@@ -251,8 +263,11 @@ export function createChainFollower(deps: {
     const events: BlockEvent[] = [];
     for (const b of due) {
       let body = unconfirmedBodies.get(b.hash);
+      // A stream created since the block was first published may read more of it than it carried.
+      if (body && !coversContents(contentsOf(body), deps.demand.forRange(b.number, b.number)))
+        body = undefined;
       if (!body) {
-        const [fetched] = await fetcher.fetchRange(b.number, b.number, headOpts);
+        const [fetched] = await fetchForStreams(b.number, b.number);
         if (!fetched || fetched.header.hash !== b.hash) break; // the chain moved: the reorg check handles it
         body = (await enricher.enrich([fetched])).bodies[0]!;
       }
@@ -269,6 +284,7 @@ export function createChainFollower(deps: {
   }
 
   async function step(signal: AbortSignal) {
+    await deps.demand.refresh();
     const latest = await fetcher.fetchHeader('latest');
     if (!latest) throw new Error('node returned no latest block');
     head = latest.number;
@@ -295,9 +311,7 @@ export function createChainFollower(deps: {
     const backfill = next <= deepEnd;
     const batch = backfill ? Math.min(o.maxBatchBlocks, range.size() * o.rpcConcurrency) : o.headBatchBlocks;
     let to = Math.min(backfill ? deepEnd : head, next + batch - 1);
-    const blocks = backfill
-      ? await fetchBackfill(next, to, deepEnd)
-      : await fetcher.fetchRange(next, to, headOpts);
+    const blocks = backfill ? await fetchBackfill(next, to, deepEnd) : await fetchForStreams(next, to);
     to = next + blocks.length - 1;
     if (backfill && to < deepEnd) prefetch(to + 1, Math.min(deepEnd, to + batch));
     const prev = chain.get(next - 1);

@@ -132,7 +132,10 @@ describe('a requested backfill', { timeout: 90_000 }, () => {
         chainId: 31337,
         chunkBlocks: 5,
         fetchRange: async (from, to) => {
-          const blocks = await fetcher.fetchRange(from, to, { transactions: true, traces: false });
+          const blocks = await fetcher.fetchRange(from, to, {
+            transactions: true,
+            internalTransactions: false,
+          });
           // The operator's cancel lands while this chunk is on its way to Kafka.
           if (cancelInFlight) await cancelBackfill(harness.pool, cancelInFlight);
           cancelInFlight = undefined;

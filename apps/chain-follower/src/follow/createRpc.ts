@@ -1,6 +1,6 @@
 import type { Logger } from '@tributary/runtime';
 import { type PublicClient, createPublicClient, custom } from 'viem';
-import { classifyRpcError } from './classifyRpcError.ts';
+import { classifyRpcError } from '@tributary/evm';
 import { type RpcEndpoint, createRpcEndpoint } from './createRpcEndpoint.ts';
 
 type RpcCall = <T>(method: string, params: unknown[]) => Promise<T>;
@@ -115,7 +115,3 @@ export function createRpc(opts: RpcOptions): Rpc {
   }) as PublicClient;
   return { client, call: call as RpcCall };
 }
-
-export const toHex = (n: number) => `0x${n.toString(16)}`;
-export const hexToNumber = (h: string) => Number.parseInt(h, 16);
-export const hexToDecimal = (h: string | null | undefined) => (h ? BigInt(h).toString() : '0');

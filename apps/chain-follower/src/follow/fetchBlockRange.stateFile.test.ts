@@ -43,7 +43,10 @@ describe('blocks anvil loaded from its state file', () => {
       concurrency: 1,
       logger,
     });
-    const blocks = await fetcher.fetchRange(loaded, fresh, { transactions: true, traces: true });
+    const blocks = await fetcher.fetchRange(loaded, fresh, {
+      transactions: true,
+      internalTransactions: true,
+    });
     expect(blocks.map((b) => [b.header.number, b.transactions?.length, b.internalTransactions])).toEqual([
       [loaded, 1, null],
       [fresh, 1, []],

@@ -1,4 +1,5 @@
 import { createLogger } from '@tributary/runtime';
+import type { BlockContents } from '@tributary/schema';
 import {
   type FaultyRpc,
   type LogsCapStyle,
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChainBlock, asChainBlock, buildLogChain, readChain } from '../testing/buildLogChain.ts';
 import { createAdaptiveRange } from './createAdaptiveRange.ts';
 import { type RpcOptions, createRpc } from './createRpc.ts';
-import { type FetchOptions, createBlockFetcher } from './fetchBlockRange.ts';
+import { createBlockFetcher } from './fetchBlockRange.ts';
 
 // Logs per mined block: dense and sparse blocks, empty ones between (about 2,800 logs in all).
 const LOGS_PER_BLOCK = [
@@ -52,8 +53,8 @@ function fetcher(urls: string[], rpc: Partial<RpcOptions> = {}) {
   });
 }
 
-const HEADERS_AND_LOGS: FetchOptions = { transactions: false, traces: false };
-const EVERYTHING: FetchOptions = { transactions: true, traces: true };
+const HEADERS_AND_LOGS: BlockContents = { transactions: false, internalTransactions: false };
+const EVERYTHING: BlockContents = { transactions: true, internalTransactions: true };
 
 /**
  * Fetches the whole chain in the follower's batches; a batch that fails is fetched again, as the
@@ -167,7 +168,7 @@ describe('fetching blocks through a provider that misbehaves', { timeout: 120_00
   it('a timeout is not a missing method: hung receipts and traces are asked again, and stay on', async () => {
     const direct = await fetchAll(fetcher([anvil.rpcUrl]), EVERYTHING);
     const p = await proxy({
-      hang: { methods: ['eth_getBlockReceipts', 'debug_traceBlockByNumber'], count: 4 },
+      hang: { methods: ['eth_getBlockReceipts', 'debug_traceBlockByHash'], count: 4 },
     });
     // One try per call: the timeouts reach the fetcher, which must not take them for missing methods.
     const fetched = await fetchAll(fetcher([p.url], { timeoutMs: 300, attempts: 1 }), EVERYTHING);

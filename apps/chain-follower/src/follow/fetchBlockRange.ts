@@ -1,11 +1,23 @@
-import type { BlockHeader, ChainLog, ChainTransaction, InternalTransaction } from '@tributary/schema';
+import {
+  type RpcBlock,
+  type RpcLog,
+  classifyRpcError,
+  createBlockContentsReader,
+  hexToNumber,
+  mapLimit,
+  toHex,
+} from '@tributary/evm';
 import type { Logger } from '@tributary/runtime';
-import { classifyRpcError } from './classifyRpcError.ts';
+import type {
+  BlockContents,
+  BlockHeader,
+  ChainLog,
+  ChainTransaction,
+  InternalTransaction,
+} from '@tributary/schema';
 import type { AdaptiveRange } from './createAdaptiveRange.ts';
-import { type Rpc, hexToDecimal, hexToNumber, toHex } from './createRpc.ts';
-import { mapLimit } from './mapLimit.ts';
+import type { Rpc } from './createRpc.ts';
 import { readRangeHint } from './readRangeHint.ts';
-import type { RpcBlock, RpcCallFrame, RpcLog, RpcReceipt, RpcTransaction } from './rpcTypes.ts';
 
 export interface FetchedBlock {
   header: BlockHeader;
@@ -27,20 +39,17 @@ class LogsNotReadyError extends Error {
 
 const EMPTY_BLOOM = /^0x0*$/;
 
-export interface FetchOptions {
-  transactions: boolean;
-  traces: boolean;
-}
-
 export interface BlockFetcher {
-  fetchRange(from: number, to: number, opts: FetchOptions): Promise<FetchedBlock[]>;
+  /** Blocks [from, to] with their logs and, as `contents` asks, their transactions and internal transactions. */
+  fetchRange(from: number, to: number, contents: BlockContents): Promise<FetchedBlock[]>;
   fetchHeader(number: number | 'latest'): Promise<BlockHeader | null>;
 }
 
 /**
  * Fetches blocks [from, to]: headers (batched), logs with eth_getLogs over adaptive sub-ranges
- * run in parallel, and optionally transactions with receipts and call traces. Checks that the
- * headers link by parent hash and that every log belongs to the header's hash.
+ * run in parallel, and the transactions with receipts and call traces that `contents` names
+ * (readBlockContents, shared with the matcher). Checks that the headers link by parent hash and
+ * that every log belongs to the header's hash.
  */
 export function createBlockFetcher(deps: {
   rpc: Rpc;
@@ -49,8 +58,7 @@ export function createBlockFetcher(deps: {
   logger: Logger;
 }): BlockFetcher {
   const { rpc, range, logger } = deps;
-  let tracesSupported = true;
-  let blockReceiptsSupported = true;
+  const contentsReader = createBlockContentsReader({ call: rpc.call, logger });
 
   /**
    * eth_getLogs over [from, to], split when the provider says the range is too large: into its
@@ -92,61 +100,6 @@ export function createBlockFetcher(deps: {
     for (let a = from; a <= to; a += size) parts.push([a, Math.min(to, a + size - 1)]);
     const results = await mapLimit(parts, deps.concurrency, ([a, b]) => getLogs(a, b));
     return results.flat();
-  }
-
-  async function receiptsOf(block: RpcBlock): Promise<Map<string, RpcReceipt>> {
-    const txs = block.transactions as RpcTransaction[];
-    if (txs.length === 0) return new Map();
-    let receipts: RpcReceipt[] | null = null;
-    if (blockReceiptsSupported) {
-      try {
-        receipts = await rpc.call<RpcReceipt[]>('eth_getBlockReceipts', [block.hash]);
-      } catch (err) {
-        // Only a missing method turns it off: a timeout or a dropped connection is retried by the step.
-        if (classifyRpcError(err).kind !== 'unsupported') throw err;
-        blockReceiptsSupported = false;
-        logger.warn(
-          { err: (err as Error).message },
-          'eth_getBlockReceipts unsupported: falling back to one call per tx',
-        );
-      }
-    }
-    receipts ??= await mapLimit(txs, 20, (tx) =>
-      rpc.call<RpcReceipt>('eth_getTransactionReceipt', [tx.hash]),
-    );
-    return new Map(receipts.map((r) => [r.transactionHash.toLowerCase(), r]));
-  }
-
-  async function tracesOf(block: RpcBlock): Promise<InternalTransaction[] | null> {
-    if (!tracesSupported) return null;
-    if (block.transactions.length === 0) return [];
-    try {
-      const traces = await rpc.call<{ txHash?: string; result?: RpcCallFrame; error?: string }[]>(
-        'debug_traceBlockByNumber',
-        [block.number, { tracer: 'callTracer' }],
-      );
-      // A node may answer an error in place of a transaction's trace: anvil cannot trace the blocks it
-      // loaded from its state file ("Resource not found"). Asking again gets the same answer, so the
-      // block's internal transactions are unknown (null), not absent, and following goes on.
-      const untraced = traces.filter((t) => t.result === undefined);
-      if (untraced.length > 0) {
-        logger.warn(
-          { block: hexToNumber(block.number), untraced: untraced.length, error: untraced[0]?.error ?? null },
-          'the node could not trace transactions of the block: its internal transactions are unknown',
-        );
-        return null;
-      }
-      const txs = block.transactions as RpcTransaction[];
-      return traces.flatMap((t, i) => flattenCalls(t.txHash ?? txs[i]?.hash ?? '', t.result!));
-    } catch (err) {
-      if (classifyRpcError(err).kind !== 'unsupported') throw err;
-      tracesSupported = false;
-      logger.warn(
-        { err: (err as Error).message },
-        'debug_traceBlockByNumber unsupported: internal transactions off',
-      );
-      return null;
-    }
   }
 
   async function fetchHeader(n: number | 'latest'): Promise<BlockHeader | null> {
@@ -194,11 +147,12 @@ export function createBlockFetcher(deps: {
 
   return {
     fetchHeader,
-    async fetchRange(from, to, opts) {
+    async fetchRange(from, to, contents) {
       const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+      const withTxs = contents.transactions || contents.internalTransactions;
       const [blocks, logs] = await Promise.all([
         mapLimit(numbers, deps.concurrency * 25, (n) =>
-          rpc.call<RpcBlock | null>('eth_getBlockByNumber', [toHex(n), opts.transactions]),
+          rpc.call<RpcBlock | null>('eth_getBlockByNumber', [toHex(n), withTxs]),
         ),
         fetchLogs(from, to),
       ]);
@@ -216,18 +170,21 @@ export function createBlockFetcher(deps: {
         const blockLogs = (byBlock.get(from + i) ?? []).sort((x, y) => x.logIndex - y.logIndex);
         out.push({ header: toHeader(b), logs: blockLogs, transactions: null, internalTransactions: null });
       }
-      if (opts.transactions) {
+      if (withTxs) {
+        const untraced: number[] = [];
         await mapLimit(out, deps.concurrency, async (fb, i) => {
-          const raw = blocks[i]!;
-          const [receipts, internal] = await Promise.all([
-            receiptsOf(raw),
-            opts.traces ? tracesOf(raw) : Promise.resolve(null),
-          ]);
-          fb.transactions = (raw.transactions as RpcTransaction[]).map((tx) =>
-            toChainTransaction(tx, receipts),
-          );
-          fb.internalTransactions = internal;
+          const read = await contentsReader.read(blocks[i]!, contents);
+          fb.transactions = read.transactions;
+          fb.internalTransactions = read.internalTransactions;
+          if (read.untraced) untraced.push(fb.header.number);
         });
+        if (untraced.length > 0) {
+          // Published as it is (hasInternalTransactions false): the matcher asks the node again, or waits.
+          logger.warn(
+            { blocks: untraced.slice(0, 20), count: untraced.length },
+            'the node could not trace blocks that a stream reads: published without internal transactions',
+          );
+        }
       }
       return out;
     },
@@ -271,55 +228,4 @@ function toChainLog(l: RpcLog): ChainLog {
     data: l.data.toLowerCase() as `0x${string}`,
     topics: l.topics.map((t) => t.toLowerCase() as `0x${string}`),
   };
-}
-
-function toChainTransaction(tx: RpcTransaction, receipts: Map<string, RpcReceipt>): ChainTransaction {
-  const r = receipts.get(tx.hash.toLowerCase());
-  if (!r) throw new ChainMovedError(`no receipt for ${tx.hash}`);
-  const lower = (s: string) => s.toLowerCase() as `0x${string}`;
-  return {
-    hash: lower(tx.hash),
-    transactionIndex: hexToNumber(tx.transactionIndex),
-    from: lower(tx.from),
-    to: tx.to ? lower(tx.to) : null,
-    value: hexToDecimal(tx.value),
-    gas: hexToDecimal(tx.gas),
-    gasPrice: tx.gasPrice ? hexToDecimal(tx.gasPrice) : null,
-    nonce: hexToNumber(tx.nonce),
-    input: lower(tx.input),
-    type: tx.type ? hexToNumber(tx.type) : 0,
-    // Decimal strings, as the webhook bodies carry them.
-    v: tx.v ? hexToDecimal(tx.v) : null,
-    r: tx.r ? hexToDecimal(tx.r) : null,
-    s: tx.s ? hexToDecimal(tx.s) : null,
-    receipt: {
-      cumulativeGasUsed: hexToDecimal(r.cumulativeGasUsed),
-      gasUsed: hexToDecimal(r.gasUsed),
-      contractAddress: r.contractAddress ? lower(r.contractAddress) : null,
-      status: r.status ? hexToNumber(r.status) : null,
-      root: r.root ?? null,
-    },
-  };
-}
-
-/** Internal transactions are the nested frames of a call trace (the top frame is the transaction itself). */
-function flattenCalls(txHash: string, frame: RpcCallFrame): InternalTransaction[] {
-  const out: InternalTransaction[] = [];
-  const walk = (f: RpcCallFrame) => {
-    for (const c of f.calls ?? []) {
-      if (c.to) {
-        out.push({
-          transactionHash: txHash.toLowerCase() as `0x${string}`,
-          from: c.from.toLowerCase() as `0x${string}`,
-          to: c.to.toLowerCase() as `0x${string}`,
-          value: hexToDecimal(c.value),
-          gas: hexToDecimal(c.gas),
-          type: c.type,
-        });
-      }
-      walk(c);
-    }
-  };
-  walk(frame);
-  return out;
 }

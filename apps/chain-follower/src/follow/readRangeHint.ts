@@ -1,4 +1,4 @@
-import { errorText } from './classifyRpcError.ts';
+import { errorText } from '@tributary/evm';
 
 /**
  * What an eth_getLogs range error says about the range to ask for instead:

@@ -1,5 +1,5 @@
 import { blockEventCodec, createIdempotentProducer, createKafka, ensureTopics } from '@tributary/bus';
-import { type Pool, createPool } from '@tributary/db';
+import { type Pool, createAccountWithKey, createPool, insertStream } from '@tributary/db';
 import { type Registry, createLogger, createMetrics } from '@tributary/runtime';
 import { type BlockEvent, TOPICS } from '@tributary/schema';
 import { createTestDatabase, getTestSettings, uniqueName } from '@tributary/testkit';
@@ -9,6 +9,7 @@ import {
   type FollowerOptions,
   createChainFollower,
 } from '../follow/createChainFollower.ts';
+import { createStreamDemand } from '../demand/createStreamDemand.ts';
 import { createHeadWatcher } from '../follow/createHeadWatcher.ts';
 import { type Rpc, type RpcOptions, createRpc } from '../follow/createRpc.ts';
 import { createBlockPublisher } from '../publish/createBlockPublisher.ts';
@@ -45,9 +46,6 @@ export async function createFollowerHarness(opts: {
     chainId: 31337,
     confirmations: 2,
     startBlock: 0,
-    fetchTransactions: true,
-    backfillFetchTransactions: true,
-    fetchTraces: true,
     accountKinds: true,
     rangeBlocks: 50,
     maxRangeBlocks: 500,
@@ -71,6 +69,7 @@ export async function createFollowerHarness(opts: {
       pool,
       publisher: createBlockPublisher({ producer, topic, compression: 'gzip' }),
       heads,
+      demand: createStreamDemand({ pool, chainId: options.chainId, logger }),
       logger,
       metrics,
       options: { ...options, ...overrides },
@@ -98,6 +97,29 @@ export async function createFollowerHarness(opts: {
       timeoutMs,
       'follower to reach the head',
     );
+  }
+
+  let accountId: string | undefined;
+  /**
+   * Stores a stream on the harness's chain, as the gateway does (it starts after the follower's
+   * checkpoint): what it reads decides what the follower fetches from then on.
+   */
+  async function addStream(config: Record<string, unknown>): Promise<string> {
+    accountId ??= (await createAccountWithKey(pool, { accountName: uniqueName('acct') })).accountId;
+    const id = crypto.randomUUID();
+    await insertStream(pool, {
+      id,
+      accountId,
+      chainIds: [options.chainId],
+      config: {
+        webhookUrl: 'http://127.0.0.1:9/hook',
+        description: 'follower test',
+        tag: 'follower-test',
+        chainIds: [`0x${options.chainId.toString(16)}`],
+        ...config,
+      },
+    });
+    return id;
   }
 
   /** Every event on the topic, in order (read with a throwaway group). */
@@ -135,6 +157,7 @@ export async function createFollowerHarness(opts: {
     startFollower,
     waitFollowed,
     readEvents,
+    addStream,
     async close() {
       await producer.disconnect();
       await pool.end();

@@ -17,6 +17,7 @@ import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { type Consumer, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
 import type { Logger } from 'pino';
+import { BlockContentsUnavailableError } from '../complete/createBlockCompleter.ts';
 import { createStreamStore } from '../load/createStreamStore.ts';
 import { createBlockHandler } from '../match/handleBlockEvent.ts';
 import type { MatcherMetrics } from '../metrics/createMatcherMetrics.ts';
@@ -97,6 +98,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     queue,
     logger,
     readers: opts.readers,
+    ...(opts.metrics ? { onCompletion: opts.metrics.blockCompleted } : {}),
     onEnqueue: (err) => (err === undefined ? redisOutage.ok() : redisOutage.failed(err)),
     ...(opts.metrics ? { onStored: opts.metrics.stored } : {}),
   });
@@ -162,11 +164,28 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     checkDue = true;
   });
 
+  // A block waiting for a part that the node cannot give yet (readiness and metrics say so).
+  let waitingForNode: { reason: string; since: number } | undefined;
+  opts.metrics?.contentsWait(() => (waitingForNode ? (Date.now() - waitingForNode.since) / 1000 : 0));
+
   /**
    * A block is evaluated against every stream change committed before it was published, including
    * changes whose event has not come (late, or never sent while Kafka was away).
    */
   async function evaluate(event: BlockEvent): Promise<number> {
+    try {
+      const enqueued = await evaluateAfterCatchUp(event);
+      waitingForNode = undefined;
+      return enqueued;
+    } catch (err) {
+      if (err instanceof BlockContentsUnavailableError) {
+        waitingForNode = { reason: err.message, since: waitingForNode?.since ?? Date.now() };
+      }
+      throw err;
+    }
+  }
+
+  async function evaluateAfterCatchUp(event: BlockEvent): Promise<number> {
     if (checkDue) {
       // Cleared first: a batch that starts meanwhile makes it due again.
       checkDue = false;
@@ -316,6 +335,11 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     ready: () => isReady,
     checkReady() {
       if (!isReady) throw new Error('not consuming');
+      const waiting = waitingForNode;
+      if (waiting && Date.now() - waiting.since > 5_000) {
+        const seconds = Math.round((Date.now() - waiting.since) / 1000);
+        throw new Error(`a block has waited ${seconds} s for what its streams read: ${waiting.reason}`);
+      }
       watchdog.check();
     },
     streamStatus: (streamId) => store.get(streamId)?.status,

@@ -8,6 +8,7 @@ import { type StreamConfig, TRANSFER_TOPIC, validateStreamConfig } from '@tribut
 import {
   createTestDatabase,
   startAnvil,
+  startFaultyRpc,
   type StartedAnvil,
   type TestDatabase,
   uniqueName,
@@ -26,7 +27,7 @@ import {
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStreamStore } from '../load/createStreamStore.ts';
-import { createBlockReaders } from '../read/createBlockReaders.ts';
+import { type BlockReaders, createBlockReaders } from '../read/createBlockReaders.ts';
 import { blockEventFromChain } from '../testing/blockEventFromChain.ts';
 import { createBlockHandler } from './handleBlockEvent.ts';
 
@@ -176,7 +177,11 @@ afterAll(async () => {
 const chains = createChainRegistry();
 
 /** Stores the stream (validated as the gateway would), runs the block through the handler, returns the stored body. */
-async function deliver(config: Partial<StreamConfig>, addresses: string[]) {
+async function deliver(
+  config: Partial<StreamConfig>,
+  addresses: string[],
+  opts: { block?: FullBlockEvent; readers?: BlockReaders; onCompletion?: (outcome: string) => void } = {},
+) {
   const full = {
     webhookUrl: 'http://127.0.0.1:9/hook',
     description: 'd',
@@ -193,8 +198,15 @@ async function deliver(config: Partial<StreamConfig>, addresses: string[]) {
   const logger = createLogger('test', 'silent');
   const store = createStreamStore({ pool, logger });
   await store.reload(id);
-  const handle = createBlockHandler({ pool, store, queue, logger, readers: readers() });
-  const enqueued = await handle(event);
+  const handle = createBlockHandler({
+    pool,
+    store,
+    queue,
+    logger,
+    readers: opts.readers ?? readers(),
+    ...(opts.onCompletion ? { onCompletion: opts.onCompletion } : {}),
+  });
+  const enqueued = await handle(opts.block ?? event);
   const { rows } = await pool.query<{ body: string }>('SELECT body FROM deliveries WHERE stream_id = $1', [
     id,
   ]);
@@ -578,5 +590,111 @@ describe('removal notices', () => {
       [id],
     );
     expect(rows.map((r) => r.status)).toEqual(['held']);
+  });
+});
+
+/** The block as a follower publishes it when no stream read its transactions yet: logs only. */
+const lean = (e: FullBlockEvent): FullBlockEvent => ({
+  ...e,
+  transactions: [],
+  hasTransactions: false,
+  internalTransactions: [],
+  hasInternalTransactions: false,
+});
+
+describe('a block that reaches the matcher without what a stream reads', () => {
+  const kinds: [string, Partial<StreamConfig>, () => string[]][] = [
+    ['native transactions', { includeNativeTxs: true }, () => [BOB]],
+    ['internal transactions', { includeInternalTxs: true }, () => [CAROL]],
+    [
+      'native and internal transactions with all their logs',
+      {
+        includeNativeTxs: true,
+        includeInternalTxs: true,
+        includeAllTxLogs: true,
+        includeContractLogs: true,
+        ...transferConfig,
+      },
+      () => [BOB, CAROL],
+    ],
+    [
+      'the transactions of logs matched under an advanced option',
+      {
+        ...transferConfig,
+        advancedOptions: [{ topic0: 'Transfer(address,address,uint256)', includeNativeTxs: true }],
+      } as Partial<StreamConfig>,
+      () => [TKA],
+    ],
+  ];
+  for (const [kind, config, addresses] of kinds) {
+    it(`${kind}: read from the node first, the very webhook the whole block gives`, async () => {
+      const outcomes: string[] = [];
+      const fromFull = await deliver(config, addresses());
+      const fromLean = await deliver(config, addresses(), {
+        block: lean(event),
+        onCompletion: (o) => outcomes.push(o),
+      });
+      expect(fromFull.body).toBeDefined();
+      expect(fromLean.body).toEqual({ ...fromFull.body, streamId: fromLean.id });
+      expect(outcomes).toEqual(['completed']);
+    });
+  }
+
+  it('a stream that reads only logs takes the lean block as it is: nothing is read from the node', async () => {
+    const outcomes: string[] = [];
+    const { id, body: got } = await deliver(transferConfig, [TKA], {
+      block: lean(event),
+      onCompletion: (o) => outcomes.push(o),
+    });
+    expect(got).toEqual(
+      body(id, transferConfig, {
+        logs: logsOf(txs.tka).map(wireLog),
+        erc20Transfers: [transfer(txs.tka, 'tka', ALICE, BOB, '250000')],
+      }),
+    );
+    expect(outcomes).toEqual([]);
+  });
+
+  it('waits while the node cannot trace the block, and says why; completes once it can', async () => {
+    const faulty = await startFaultyRpc({
+      upstream: anvil.rpcUrl,
+      faults: { missingMethods: ['debug_trace*'] },
+    });
+    try {
+      const broken = createBlockReaders({ rpcUrls: new Map([[31337, faulty.url]]), concurrency: 4 });
+      const config = { includeInternalTxs: true } as Partial<StreamConfig>;
+      await expect(deliver(config, [CAROL], { block: lean(event), readers: broken })).rejects.toThrow(
+        /does not support debug_traceBlockByHash: block \d+ .* waits for its internal transactions/,
+      );
+      faulty.setFaults({ missingMethods: undefined });
+      const fixed = createBlockReaders({ rpcUrls: new Map([[31337, faulty.url]]), concurrency: 4 });
+      const { body: got } = await deliver(config, [CAROL], { block: lean(event), readers: fixed });
+      expect(got?.['txsInternal']).toEqual([
+        expect.objectContaining({
+          from: FWD,
+          to: CAROL,
+          value: '3000000000000000000',
+          transactionHash: txs.forward,
+        }),
+      ]);
+    } finally {
+      await faulty.close();
+    }
+  });
+
+  it('a block the node has replaced (orphaned): the streams that read its transactions are owed nothing, the others get theirs', async () => {
+    const orphan: FullBlockEvent = {
+      ...lean(event),
+      block: { ...event.block, hash: `0x${'ab'.repeat(32)}` as Hex },
+    };
+    const outcomes: string[] = [];
+    const native = await deliver({ includeNativeTxs: true }, [BOB], {
+      block: orphan,
+      onCompletion: (o) => outcomes.push(o),
+    });
+    expect(native.body).toBeUndefined();
+    expect(outcomes).toEqual(['orphaned']);
+    const logs = await deliver(transferConfig, [TKA], { block: orphan });
+    expect(logs.body?.['erc20Transfers']).toHaveLength(1);
   });
 });

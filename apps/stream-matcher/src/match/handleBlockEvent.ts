@@ -9,8 +9,21 @@ import {
   insertDeliveries,
   insertDelivery,
 } from '@tributary/db';
-import type { BlockEvent } from '@tributary/schema';
-import { type TokenInfo, enrichMatch, isAfterStreamStart } from '@tributary/stream-rules';
+import {
+  type BlockEvent,
+  type FullBlockEvent,
+  contentsOf,
+  coversContents,
+  describeContents,
+  isEmptyContents,
+  missingContents,
+} from '@tributary/schema';
+import {
+  type CompiledStream,
+  type TokenInfo,
+  enrichMatch,
+  isAfterStreamStart,
+} from '@tributary/stream-rules';
 import {
   assignDeliveryJobs,
   deliveryJobId,
@@ -20,6 +33,7 @@ import {
 } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
+import { type Completion, createBlockCompleter } from '../complete/createBlockCompleter.ts';
 import type { StreamStore } from '../load/createStreamStore.ts';
 import type { BlockReaders } from '../read/createBlockReaders.ts';
 
@@ -28,7 +42,10 @@ export interface BlockHandlerDeps {
   store: StreamStore;
   queue: Queue;
   logger: Logger;
+  /** Contract reads for triggers and balances, and the node a block's missing parts are read from. */
   readers: BlockReaders;
+  /** A block was completed from the node, or found orphaned while it was (for the metrics). */
+  onCompletion?: (outcome: Completion['outcome']) => void;
   /** How long token metadata and spam flags are trusted before they are read again. */
   tokenCacheMs?: number;
   /** How long the fast-path enqueue may take before the relay is left to do it. */
@@ -50,6 +67,7 @@ export interface BlockHandlerDeps {
  * drops duplicate ids).
  */
 export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) => Promise<number> {
+  const completer = createBlockCompleter({ readers: deps.readers, logger: deps.logger });
   const ttl = deps.tokenCacheMs ?? 60_000;
   const tokenCache = new Map<string, { info: TokenInfo | undefined; at: number }>();
 
@@ -153,14 +171,55 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
     return enqueued;
   }
 
-  return async (event) => {
-    if (event.type === 'removed') return handleRemoved(event);
+  /**
+   * The block as its streams read it: when one of the streams that take it reads a part the event
+   * lacks (transactions, internal transactions), that part is read from the node first; the
+   * block waits while the node cannot give it. A block the node has replaced (orphaned) is
+   * evaluated for the streams it carries enough for; the others are owed nothing for it.
+   */
+  async function completeFor(
+    received: FullBlockEvent,
+    takes: (s: CompiledStream) => boolean,
+  ): Promise<{ event: FullBlockEvent; takes: (s: CompiledStream) => boolean }> {
+    const needed = deps.store.index().readsOf(received.chainId, takes);
+    const missing = missingContents(contentsOf(received), needed);
+    if (isEmptyContents(missing)) return { event: received, takes };
+    const completion = await completer.complete(received, missing);
+    deps.onCompletion?.(completion.outcome);
+    if (completion.outcome === 'completed') {
+      deps.logger.info(
+        {
+          chainId: received.chainId,
+          block: received.block.number,
+          hash: received.block.hash,
+          read: describeContents(missing),
+        },
+        'block completed from the node: a stream reads what it was published without',
+      );
+      return { event: completion.event, takes };
+    }
+    deps.logger.warn(
+      {
+        chainId: received.chainId,
+        block: received.block.number,
+        hash: received.block.hash,
+        canonicalHash: completion.canonicalHash,
+        missing: describeContents(missing),
+      },
+      'block orphaned before its missing parts could be read: streams that read them are not owed this block',
+    );
+    return { event: received, takes: (s) => takes(s) && coversContents(contentsOf(received), s.reads) };
+  }
+
+  return async (received) => {
+    if (received.type === 'removed') return handleRemoved(received);
     if (deps.store.size() === 0) return 0;
+    const { event, takes } = await completeFor(received, (s) =>
+      isAfterStreamStart(s, received.chainId, received.block.number),
+    );
     await prefetchTokens(event.chainId, new Set(event.logs.map((l) => l.address)));
     const tokenInfo = (a: string) => tokenCache.get(`${event.chainId}:${a}`)?.info;
-    const matches = deps.store
-      .index()
-      .match(event, tokenInfo, (s) => isAfterStreamStart(s, event.chainId, event.block.number));
+    const matches = deps.store.index().match(event, tokenInfo, takes);
     if (matches.length === 0) return 0;
 
     const reader = deps.readers.forBlock(event.chainId, event.block.number);

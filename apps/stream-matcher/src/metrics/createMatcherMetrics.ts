@@ -12,6 +12,10 @@ export interface MatcherMetrics {
   streamsReloaded(cause: 'change-event' | 'before-block' | 'reconcile', count: number): void;
   /** Where the gauge of streams in memory by status reads its counts. */
   countStreams(source: () => Map<string, number>): void;
+  /** A block read from the node what it lacked of what its streams read, or was found orphaned meanwhile. */
+  blockCompleted(outcome: 'completed' | 'orphaned'): void;
+  /** Where the gauge of how long the current block has waited for the node reads its seconds. */
+  contentsWait(source: () => number): void;
 }
 
 /** What an operator asks of the matcher: time per block, matches, deliveries created. */
@@ -53,7 +57,29 @@ export function createMatcherMetrics(registry: Registry): MatcherMetrics {
       for (const status of ['active', 'error']) this.set({ status }, counts.get(status) ?? 0);
     },
   });
+  const completions = new Counter({
+    name: 'tributary_matcher_blocks_completed_total',
+    help: 'Blocks that lacked a part their streams read (transactions, internal transactions) and had it read from the node (completed), or were orphaned meanwhile',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  for (const outcome of ['completed', 'orphaned']) completions.inc({ outcome }, 0);
+  let waitSeconds: () => number = () => 0;
+  new Gauge({
+    name: 'tributary_matcher_block_contents_wait_seconds',
+    help: 'How long the block being evaluated has waited for the node to give a part its streams read (0: none waits)',
+    registers: [registry],
+    collect() {
+      this.set(waitSeconds());
+    },
+  });
   return {
+    blockCompleted(outcome) {
+      completions.inc({ outcome });
+    },
+    contentsWait(source) {
+      waitSeconds = source;
+    },
     blockEvaluated(type, seconds) {
       blockSeconds.observe({ type }, seconds);
     },

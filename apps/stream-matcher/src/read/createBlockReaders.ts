@@ -1,9 +1,12 @@
+import type { RpcCall } from '@tributary/evm';
 import type { ChainReader, ContractCall } from '@tributary/stream-rules';
 import { type PublicClient, createPublicClient, http } from 'viem';
 
 /** Gives each block event its own reader: calls at that block, identical calls made once. */
 export interface BlockReaders {
   forBlock(chainId: number, blockNumber: number): ChainReader;
+  /** Plain JSON-RPC to the chain's node (a block's transactions and traces); undefined without a node. */
+  rpc(chainId: number): RpcCall | undefined;
 }
 
 /** At most `limit` tasks at once; the rest wait in order. */
@@ -23,8 +26,8 @@ function createLimiter(limit: number): <T>(task: () => Promise<T>) => Promise<T>
 }
 
 /**
- * JSON-RPC readers for trigger calls and native balances. Requests of one tick go to the node as
- * one JSON-RPC batch; `concurrency` bounds the calls in flight per matcher.
+ * JSON-RPC readers for trigger calls, native balances and block contents. Requests of one tick go
+ * to the node as one JSON-RPC batch; `concurrency` bounds the calls in flight per matcher.
  */
 export function createBlockReaders(opts: {
   rpcUrls: Map<number, string>;
@@ -38,8 +41,15 @@ export function createBlockReaders(opts: {
     );
   }
   const limit = createLimiter(opts.concurrency);
+  const calls = new Map<number, RpcCall>();
+  for (const [chainId, client] of clients) {
+    calls.set(chainId, <T>(method: string, params: unknown[]) =>
+      limit(() => client.request({ method, params } as never) as Promise<T>),
+    );
+  }
 
   return {
+    rpc: (chainId) => calls.get(chainId),
     forBlock(chainId, blockNumber) {
       const client = clients.get(chainId);
       const cache = new Map<string, Promise<unknown>>();

@@ -91,7 +91,6 @@ export async function startPipeline(opts: {
       POLL_INTERVAL_MS: '100',
       RPC_CONCURRENCY: '2',
       RPC_TIMEOUT_MS: '10000',
-      BACKFILL_FETCH_TRANSACTIONS: 'true',
       PROGRESS_INTERVAL_MS: '60000',
     },
     projector: { OPS_PORT: String(ports.get('projector')), KAFKA_GROUP_ID: groupIds.projector },
