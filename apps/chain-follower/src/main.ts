@@ -119,8 +119,9 @@ const follower = createChainFollower({
 // Not ready while following is halted (another chain behind RPC_URL, a reorg deeper than the window):
 // the reason is in /readyz, the log and the tributary_follower_chain_mismatch / tributary_follower_deep_reorg gauges.
 health.addCheck('chain', () => {
-  const halt = follower.status().halt;
+  const { halt, failing } = follower.status();
   if (halt) throw new Error(halt.message);
+  if (failing) throw new Error(`following fails the same way every time: ${failing}`);
 });
 
 const stop = new AbortController();

@@ -8,13 +8,13 @@ import {
   kafkaClientLogger,
   topicName,
 } from '@tributary/bus';
-import { createPool, migrate } from '@tributary/db';
+import { createPool, deadLettersAcknowledgedAt, migrate } from '@tributary/db';
 import {
   EXIT_CODES,
   type ProgressWatchdog,
   bootService,
   createConsumerLagGauge,
-  createDeadLetterCounter,
+  createDeadLetterAlarm,
   createProgressWatchdog,
   serveOps,
   createPoolGauges,
@@ -81,7 +81,12 @@ const kafka = createKafka({
 const topic = topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.blocks);
 const producer = createIdempotentProducer(kafka);
 
-const deadLettersSent = createDeadLetterCounter(metrics);
+const setAside = createDeadLetterAlarm({
+  registry: metrics,
+  health,
+  consumer: 'projector',
+  acknowledgedAt: () => deadLettersAcknowledgedAt(pool),
+});
 const lagProbe = createLagProbe(kafka, { groupId: env.KAFKA_GROUP_ID, topic });
 createConsumerLagGauge(metrics, env.KAFKA_GROUP_ID, () => lagProbe.lag());
 // Started once the consumer runs (its backlog probe needs the topic).
@@ -97,7 +102,8 @@ const consumer = createBlockConsumer({
     producer,
     topicPrefix: env.KAFKA_TOPIC_PREFIX,
     consumer: 'projector',
-    onDeadLetter: () => deadLettersSent.inc({ consumer: 'projector', topic }),
+    onDeadLetter: (letter) =>
+      setAside({ topic, at: `partition ${letter.partition} offset ${letter.offset}`, reason: letter.reason }),
   }),
   logger,
   outages,

@@ -1,8 +1,8 @@
-import { createPool } from '@tributary/db';
+import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
 import {
   bootService,
   createConsumerLagGauge,
-  createDeadLetterCounter,
+  createDeadLetterAlarm,
   serveOps,
   createPoolGauges,
 } from '@tributary/runtime';
@@ -27,7 +27,12 @@ const pool = createPool({
 createPoolGauges(metrics, pool);
 pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
 
-const deadLetters = createDeadLetterCounter(metrics);
+const setAside = createDeadLetterAlarm({
+  registry: metrics,
+  health,
+  consumer: 'stream-matcher',
+  acknowledgedAt: () => deadLettersAcknowledgedAt(pool),
+});
 const matcherMetrics = createMatcherMetrics(metrics);
 
 const matcher = createMatcher({
@@ -49,7 +54,12 @@ const matcher = createMatcher({
   reconcileMs: env.STREAM_RECONCILE_MS,
   // Crash-only: a matcher that cannot go on exits, asking its supervisor for a restart.
   onFatal: (reason, err) => shutdown.fail(reason, err),
-  onDeadLetter: (letter) => deadLetters.inc({ consumer: 'stream-matcher', topic: letter.topic }),
+  onDeadLetter: (letter) =>
+    setAside({
+      topic: letter.topic,
+      at: `partition ${letter.partition} offset ${letter.offset}`,
+      reason: letter.reason,
+    }),
   metrics: matcherMetrics,
 });
 matcherMetrics.countStreams(() => matcher.streamCounts());

@@ -5,11 +5,11 @@ import {
   kafkaClientLogger,
   streamChangeOf,
 } from '@tributary/bus';
-import { createPool } from '@tributary/db';
+import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
 import {
   Counter,
   bootService,
-  createDeadLetterCounter,
+  createDeadLetterAlarm,
   createOutageLog,
   createProgressWatchdog,
   serveOps,
@@ -63,13 +63,19 @@ const announceChange = createStreamChangeAnnouncer({
 });
 const announceStatus = (streamId: string) => announceChange(streamChangeOf(streamId, 'upsert'));
 
-const deadLetters = createDeadLetterCounter(metrics);
+const setAside = createDeadLetterAlarm({
+  registry: metrics,
+  health,
+  consumer: 'webhook-sender',
+  acknowledgedAt: () => deadLettersAcknowledgedAt(pool),
+});
 // Poison jobs (data that is not a webhook job) go where every consumer's poison messages go.
 const jobDeadLetters = createDeadLetters({
   producer,
   topicPrefix: env.KAFKA_TOPIC_PREFIX,
   consumer: 'webhook-sender',
-  onDeadLetter: (letter) => deadLetters.inc({ consumer: 'webhook-sender', topic: letter.topic }),
+  onDeadLetter: (letter) =>
+    setAside({ topic: letter.topic, at: `job ${letter.offset}`, reason: letter.reason }),
 });
 // Jobs waiting and none finished for WATCHDOG_STALL_MS: not ready; for WATCHDOG_EXIT_MS: exit for a restart.
 const watchdog = createProgressWatchdog({

@@ -13,3 +13,4 @@ export {
 export { createLagProbe } from './createLagProbe.ts';
 export { kafkaClientLogger } from './kafkaClientLogger.ts';
 export { createStreamChangeAnnouncer, streamChangeOf } from './createStreamChangeAnnouncer.ts';
+export { type StoredDeadLetter, readDeadLetters } from './readDeadLetters.ts';

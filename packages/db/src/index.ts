@@ -77,6 +77,7 @@ export {
   recordAttempt,
   recordDeliveredMany,
   releaseHeldDeliveries,
+  setDeliveriesAside,
   setDeliveryStatus,
 } from './streams/deliveries.ts';
 export {
@@ -170,3 +171,4 @@ export {
   nextBackfillRequest,
   requestBackfill,
 } from './chain/backfillRequests.ts';
+export { acknowledgeDeadLetters, deadLettersAcknowledgedAt } from './ops/deadLetterAcks.ts';

@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { DEAD_LETTER_TOPIC } from '@tributary/bus';
-import { addStreamAddresses, insertStream } from '@tributary/db';
+import { acknowledgeDeadLetters, addStreamAddresses, insertStream } from '@tributary/db';
 import { type FullBlockEvent, TOPICS } from '@tributary/schema';
 import { getTestSettings } from '@tributary/testkit';
 import { Kafka, type Producer, logLevel } from 'kafkajs';
@@ -179,46 +179,132 @@ const xSignature = (raw: string) => keccak256(stringToBytes(raw + secret));
 
 const settle = () => new Promise((r) => setTimeout(r, 1_000));
 
-describe('stream-matcher + webhook-sender processes', () => {
-  it('a poison message goes to the dead-letter topic and the blocks after it still arrive; a failing insert is retried, never skipped', async () => {
-    const token = addr(0xd1e);
-    const id = await createStream('poison', token);
-    // A real PostgreSQL error on every new delivery row, until the constraint is dropped.
-    await pipeline.pool.query('ALTER TABLE deliveries ADD CONSTRAINT reject_all CHECK (false) NOT VALID');
-    await publishRaw('{"type":"new","v":1');
-    const event = transferBlock(token, 77n, 'new');
-    await publishBlock(event);
-    await settle();
-    expect(await deliveriesOf(id)).toEqual([]);
-    expect(hitsOf('poison')).toEqual([]);
-    await pipeline.pool.query('ALTER TABLE deliveries DROP CONSTRAINT reject_all');
-    const got = await waitFor('the webhook after the failures', () => hitsOf('poison')[0]);
-    expect(got.body.block.number).toBe(String(event.block.number));
+/** The matcher's /readyz answer. */
+async function matcherReadiness(): Promise<{
+  status: string;
+  checks: Record<string, { ok: boolean; error?: string }>;
+}> {
+  const port = pipeline.running('stream-matcher')!.port;
+  return (await fetch(`http://127.0.0.1:${port}/readyz`)).json() as never;
+}
 
-    const kafka = new Kafka({
-      clientId: 'e2e-dl',
-      brokers: getTestSettings().kafkaBrokers,
-      logLevel: logLevel.NOTHING,
-    });
-    const reader = kafka.consumer({ groupId: `${pipeline.topicPrefix}dead-letters` });
-    await reader.connect();
-    await reader.subscribe({ topic: `${pipeline.topicPrefix}${DEAD_LETTER_TOPIC}`, fromBeginning: true });
-    const letter = await new Promise<{ value: string; headers: Record<string, string> }>((resolve) => {
+/** The first message on the pipeline's dead-letter topic that `match` accepts. */
+async function deadLetterWhere(
+  match: (l: { value: string; headers: Record<string, string> }) => boolean,
+): Promise<{ value: string; headers: Record<string, string> }> {
+  const kafka = new Kafka({
+    clientId: 'e2e-dl',
+    brokers: getTestSettings().kafkaBrokers,
+    logLevel: logLevel.NOTHING,
+  });
+  const reader = kafka.consumer({ groupId: `${pipeline.topicPrefix}dead-letters-${randomUUID()}` });
+  await reader.connect();
+  await reader.subscribe({ topic: `${pipeline.topicPrefix}${DEAD_LETTER_TOPIC}`, fromBeginning: true });
+  try {
+    return await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no such dead letter within 30 s')), 30_000);
       void reader.run({
         eachMessage: async ({ message }) => {
           const headers: Record<string, string> = {};
           for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = String(v);
-          resolve({ value: String(message.value), headers });
+          const letter = { value: String(message.value), headers };
+          if (match(letter)) {
+            clearTimeout(timer);
+            resolve(letter);
+          }
         },
       });
     });
+  } finally {
     await reader.disconnect();
-    expect(letter.value).toBe('{"type":"new","v":1');
+  }
+}
+
+describe('stream-matcher + webhook-sender processes', () => {
+  it('a poison message goes to the dead-letter topic and the blocks after it still arrive', async () => {
+    const token = addr(0xd1e);
+    const id = await createStream('poison', token);
+    await publishRaw('{"type":"new","v":1');
+    const event = transferBlock(token, 77n, 'new');
+    await publishBlock(event);
+    const got = await waitFor('the webhook after the poison message', () => hitsOf('poison')[0]);
+    expect(got.body.block.number).toBe(String(event.block.number));
+    expect((await deliveriesOf(id)).length).toBe(1);
+    const letter = await deadLetterWhere((l) => l.value === '{"type":"new","v":1');
     expect(letter.headers).toMatchObject({
       'x-source-topic': `${pipeline.topicPrefix}${TOPICS.blocks}`,
       'x-consumer': pipeline.groupIds.matcher,
       'x-reason': 'message is not JSON',
     });
+    await acknowledgeDeadLetters(pipeline.pool);
+  });
+
+  it('a failure a later try clears (serialization failures while a flag is set) is retried, never skipped, never set aside', async () => {
+    const token = addr(0xd1f);
+    const id = await createStream('transient', token);
+    await pipeline.pool.query(`
+      CREATE TABLE fail_inserts (on_ boolean);
+      INSERT INTO fail_inserts VALUES (true);
+      CREATE FUNCTION fail_while_flagged() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM fail_inserts WHERE on_) THEN
+          RAISE EXCEPTION 'injected' USING ERRCODE = 'serialization_failure';
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER fail_while_flagged BEFORE INSERT ON deliveries FOR EACH ROW EXECUTE FUNCTION fail_while_flagged();`);
+    try {
+      const event = transferBlock(token, 78n, 'new');
+      await publishBlock(event);
+      await settle();
+      await settle();
+      expect(await deliveriesOf(id)).toEqual([]);
+      await pipeline.pool.query('UPDATE fail_inserts SET on_ = false');
+      const got = await waitFor('the webhook once the failures stop', () => hitsOf('transient')[0]);
+      expect(got.body.block.number).toBe(String(event.block.number));
+      expect(await matcherReadiness()).toMatchObject({ status: 'ok' });
+    } finally {
+      await pipeline.pool.query(
+        'DROP TABLE fail_inserts CASCADE; DROP FUNCTION fail_while_flagged() CASCADE',
+      );
+    }
+  });
+
+  it('a deterministic failure (a constraint violation) sets the block aside with its reason, said by readiness until acknowledged; the blocks after it arrive', async () => {
+    const token = addr(0xd20);
+    const id = await createStream('deterministic', token);
+    // A real PostgreSQL error on every new delivery row of this stream, the same every time.
+    await pipeline.pool.query(
+      `ALTER TABLE deliveries ADD CONSTRAINT reject_stream CHECK (stream_id <> '${id}') NOT VALID`,
+    );
+    const failing = transferBlock(token, 79n, 'new');
+    await publishBlock(failing);
+    const letter = await deadLetterWhere(
+      (l) =>
+        l.headers['x-source-topic'] === `${pipeline.topicPrefix}${TOPICS.blocks}` &&
+        l.value.includes(failing.block.hash),
+    );
+    expect(letter.headers['x-consumer']).toBe(pipeline.groupIds.matcher);
+    expect(letter.headers['x-reason']).toMatch(/^failed for good: PostgreSQL 23514 \(check_violation\)/);
+    const ready = await matcherReadiness();
+    expect(ready.status).toBe('fail');
+    expect(ready.checks['dead-letters']?.error).toMatch(
+      /1 message\(s\) set aside on the dead-letter topic .*23514/,
+    );
+    // The blocks after it go on.
+    await pipeline.pool.query('ALTER TABLE deliveries DROP CONSTRAINT reject_stream');
+    const next = transferBlock(token, 80n, 'new');
+    await publishBlock(next);
+    const got = await waitFor('the webhook of the block after it', () => hitsOf('deterministic')[0]);
+    expect(got.body.block.number).toBe(String(next.block.number));
+    expect((await deliveriesOf(id)).length).toBe(1);
+    // An operator looked: readiness is back; the block itself comes back when re-published.
+    await acknowledgeDeadLetters(pipeline.pool);
+    expect(await matcherReadiness()).toMatchObject({ status: 'ok' });
+    await publishBlock(failing);
+    await waitFor('the set-aside block, re-published', () =>
+      hitsOf('deterministic').find((w) => w.body.block.number === String(failing.block.number)),
+    );
   });
 
   it('delivers unconfirmed and confirmed webhooks with the exact signed body; ignores others', async () => {

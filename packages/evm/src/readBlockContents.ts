@@ -7,7 +7,7 @@ import type { RpcBlock, RpcCallFrame, RpcReceipt, RpcTransaction } from './rpcTy
 export type RpcCall = <T>(method: string, params: unknown[]) => Promise<T>;
 
 /** What a block's transactions, receipts and traces gave: null where a part was not read (or could not be). */
-export interface ReadContents {
+interface ReadContents {
   transactions: ChainTransaction[] | null;
   internalTransactions: InternalTransaction[] | null;
   /** Why internal transactions were asked for and are null (the node cannot trace), for logs and readiness. */
@@ -15,8 +15,9 @@ export interface ReadContents {
 }
 
 /** The node's answers do not fit together (a reorg happened while we read): read again. */
-export class BlockContentsMismatchError extends Error {
+class BlockContentsMismatchError extends Error {
   override readonly name = 'BlockContentsMismatchError';
+  readonly retryable = true;
 }
 
 export interface BlockContentsReader {

@@ -43,7 +43,8 @@ export function bootService(opts: { name: string; logLevel: string; shutdownDead
   process.on('unhandledRejection', (reason) => shutdown.fail('unhandled rejection', reason));
   process.on('uncaughtException', (err) => shutdown.fail('uncaught exception', err));
   const untilUp = <T>(what: string, step: () => Promise<T>) =>
-    retryUntilDone(step, { outage: createOutageLog(logger, what), signal: shutdown.signal });
+    // Start-up steps only wait for their servers (a table a migration has not made yet included).
+    retryUntilDone(step, { outage: createOutageLog(logger, what), signal: shutdown.signal, classify: false });
   return { logger, metrics, health, shutdown, untilUp };
 }
 

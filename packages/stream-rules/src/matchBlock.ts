@@ -186,6 +186,7 @@ function erc20Approval(log: ChainLog, token: TokenInfo | undefined): WebhookErc2
  */
 export class IncompleteBlockError extends Error {
   override readonly name = 'IncompleteBlockError';
+  readonly retryable = false;
   constructor(streamId: string, event: FullBlockEvent, missing: string) {
     super(
       `stream ${streamId} reads ${missing}, which block ${event.block.number} (${event.block.hash}) does not carry`,

@@ -7,7 +7,7 @@ import {
   recordFollowerBlocks,
   rewindFollower,
 } from '@tributary/db';
-import { type Logger, type Registry, sleep } from '@tributary/runtime';
+import { type Logger, type Registry, classifyFailure, sleep } from '@tributary/runtime';
 import {
   BLOCK_EVENT_VERSION,
   type BlockContents,
@@ -47,15 +47,18 @@ export interface FollowerOptions {
   /** Blocks kept for reorg detection (follower_blocks). */
   reorgWindow: number;
   progressIntervalMs: number;
-  /** While halted (another chain, a reorg deeper than the window): how often to look again (default 30 s). */
+  /** While halted (another chain, a reorg deeper than the window) or failing for good: how often to look again (default 30 s). */
   haltRecheckMs?: number;
 }
 
 export interface ChainFollower {
   /** Follows until the signal aborts; the in-flight batch is finished (published and checkpointed) first. */
   run(signal: AbortSignal): Promise<void>;
-  /** `halt`: why following stopped (readiness reports it), null while following. */
-  status(): { checkpoint: number; head: number; halt: Halt | null };
+  /**
+   * `halt`: why following stopped (readiness reports it), null while following. `failing`: a
+   * step that fails the same way every time (not an outage): said until a step succeeds.
+   */
+  status(): { checkpoint: number; head: number; halt: Halt | null; failing: string | null };
 }
 
 /**
@@ -354,8 +357,10 @@ export function createChainFollower(deps: {
     });
   }
 
+  // A step that failed for good (deterministic): retried slowly, said in readiness meanwhile.
+  let failing: string | null = null;
   return {
-    status: () => ({ checkpoint, head, halt: halt.current() }),
+    status: () => ({ checkpoint, head, halt: halt.current(), failing }),
     async run(signal) {
       log.info({ startBlock: o.startBlock }, 'follower starting');
       let backoff = 250;
@@ -369,6 +374,8 @@ export function createChainFollower(deps: {
           }
           await step(signal);
           halt.clear();
+          if (failing !== null) log.info({ block: checkpoint }, 'follow step works again');
+          failing = null;
           backoff = 250;
         } catch (err) {
           if (err instanceof DeepReorgError || err instanceof ChainMismatchError) {
@@ -377,6 +384,19 @@ export function createChainFollower(deps: {
             halt.set(kind, why);
             prepared = false;
             await sleep(o.haltRecheckMs ?? 30_000, signal);
+            continue;
+          }
+          const failure = classifyFailure(err);
+          if (failure.kind === 'deterministic') {
+            // Nothing to set aside here (the follower is the source): it never skips a block, so
+            // it says what fails, in the log and readiness, and tries again now and then.
+            failing = `blocks from ${checkpoint + 1}: ${failure.why}`;
+            const retryInMs = o.haltRecheckMs ?? 30_000;
+            log.error(
+              { err, block: checkpoint + 1, failure: failure.why, retryInMs },
+              'follow step failed for good; trying again',
+            );
+            await sleep(retryInMs, signal);
             continue;
           }
           log.warn({ err, block: checkpoint + 1, retryInMs: backoff }, 'follow step failed; retrying');

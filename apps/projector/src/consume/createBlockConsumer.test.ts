@@ -1,4 +1,10 @@
-import { DEAD_LETTER_TOPIC, createDeadLetters, createIdempotentProducer, ensureTopics } from '@tributary/bus';
+import {
+  DEAD_LETTER_TOPIC,
+  blockEventCodec,
+  createDeadLetters,
+  createIdempotentProducer,
+  ensureTopics,
+} from '@tributary/bus';
 import type { Pool } from '@tributary/db';
 import { createLogger } from '@tributary/runtime';
 import type { BlockEvent } from '@tributary/schema';
@@ -33,15 +39,34 @@ async function freshTopic(partitions = 1): Promise<TestTopic> {
   return t;
 }
 
-/** Fails the `which`-th statement inserting blocks (a sequence is not rolled back with it). */
+/**
+ * Fails the `which`-th statement inserting blocks (a sequence is not rolled back with it) with a
+ * failure a later try clears: a serialization failure (SQLSTATE 40001).
+ */
 const FAIL_ONE_INSERT = (which: number) => `
   CREATE SEQUENCE block_inserts;
   CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
-    IF nextval('block_inserts') = ${which} THEN RAISE EXCEPTION 'injected failure'; END IF;
+    IF nextval('block_inserts') = ${which} THEN
+      RAISE EXCEPTION 'injected failure' USING ERRCODE = 'serialization_failure';
+    END IF;
     RETURN NULL;
   END $$;
   CREATE TRIGGER fail_once BEFORE INSERT ON blocks FOR EACH STATEMENT EXECUTE FUNCTION fail_once();`;
+
+/**
+ * Every insert of block `number` fails the same way, every time: with SQLSTATE `code`
+ * (23514 check_violation: deterministic; XX001 data_corrupted: of unknown cause).
+ */
+const ALWAYS_FAIL_BLOCK = (number: number, code: string) => `
+  CREATE FUNCTION always_fail() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF NEW.number = ${number} THEN
+      RAISE EXCEPTION 'block % cannot be stored', NEW.number USING ERRCODE = '${code}';
+    END IF;
+    RETURN NEW;
+  END $$;
+  CREATE TRIGGER always_fail BEFORE INSERT ON blocks FOR EACH ROW EXECUTE FUNCTION always_fail();`;
 
 /** Every statement inserting blocks takes `seconds` (the first `count` of them only, if given). */
 const SLOW_INSERTS = (seconds: number, count = 1_000_000) => `
@@ -62,7 +87,7 @@ interface Started {
 async function startConsumer(
   t: TestTopic,
   projector: BlockProjector,
-  opts: { maxBytesPerPartition?: number; maxTransactionBytes?: number } = {},
+  opts: { maxBytesPerPartition?: number; maxTransactionBytes?: number; unknownAttempts?: number } = {},
 ): Promise<Started> {
   await ensureTopics(t.kafka, [{ topic: `${t.prefix}${DEAD_LETTER_TOPIC}` }]);
   const producer = createIdempotentProducer(t.kafka);
@@ -88,6 +113,7 @@ async function startConsumer(
     maxBytesPerPartition: opts.maxBytesPerPartition,
     maxTransactionBytes: opts.maxTransactionBytes ?? 1, // one block per transaction
     maxRetryDelayMs: 500,
+    unknownAttempts: opts.unknownAttempts ?? 5,
   });
   cleanups.push(async () => {
     await started.consumer.stop();
@@ -118,6 +144,33 @@ describe('createBlockConsumer', () => {
     expect(await projectedState(pool)).toEqual(expectedState(range(14)));
     expect(fatal).toEqual([]);
   });
+
+  for (const [kind, code, attempts] of [
+    ['deterministic (a check violation)', '23514', 'at once'],
+    ['of unknown cause (data corrupted)', 'XX001', 'after its tries'],
+  ] as const) {
+    it(`sets aside the one block whose projection fails ${attempts}, ${kind}: every other block once, offsets to the end`, async () => {
+      const { pool, projector } = await freshDatabase();
+      await pool.query(ALWAYS_FAIL_BLOCK(5, code));
+      const t = await freshTopic();
+      await t.send(range(10).map(block));
+      // Several blocks per transaction: the failing one is found by projecting them one at a time.
+      const started = await startConsumer(t, projector, { maxTransactionBytes: 1 << 20, unknownAttempts: 2 });
+      await atEnd(t, ['10']);
+      await started.consumer.stop();
+      expect(await projectedState(pool)).toEqual(expectedState([0, 1, 2, 3, 4, 6, 7, 8, 9]));
+      expect(started.deadLetters).toBe(1);
+      const [letter] = await readAll(t, `${t.prefix}${DEAD_LETTER_TOPIC}`, 1);
+      expect(letter?.offset).toBe('5');
+      expect(letter?.value).toBe(blockEventCodec.encode(block(5)).toString());
+      expect(letter?.reason).toMatch(
+        code === '23514'
+          ? /^block 5 \(0x[0-9a-f]{64}, confirmed\) of chain 31337: projection failed for good: PostgreSQL 23514 \(check_violation\): block 5 cannot be stored/
+          : /^block 5 .* of chain 31337: projection failed 2 times, cause unknown: PostgreSQL XX001: block 5 cannot be stored/,
+      );
+      expect(started.fatal).toEqual([]);
+    });
+  }
 
   it('starts a chunk only after the one before wrote its rows: the same block in two chunks never stalls', async () => {
     const { pool, projector } = await freshDatabase();

@@ -5,7 +5,7 @@ import type { Outage } from '../health/createOutage.ts';
 import type { BatchOutcome, BlockProjector } from '../project/createBlockProjector.ts';
 import { type Chunk, type ChunkFailedError, createChunkPipeline } from './createChunkPipeline.ts';
 import { decodeChunk } from './decodeChunk.ts';
-import { splitByBytes } from './splitByBytes.ts';
+import { createFailureTriage } from './createFailureTriage.ts';
 
 export interface BlockConsumer {
   start(): Promise<void>;
@@ -42,6 +42,8 @@ export function createBlockConsumer(deps: {
   maxTransactionBytes?: number;
   /** Upper bound of the wait between two attempts after a failure. */
   maxRetryDelayMs?: number;
+  /** Tries of a failure of unknown cause before its block is set aside (default 5). */
+  unknownAttempts?: number;
 }): BlockConsumer {
   const maxTransactionBytes = deps.maxTransactionBytes ?? 16 * 1024 * 1024;
   const { consumer, isConnected, setConnected } = createGroupConsumer(deps.kafka, {
@@ -68,6 +70,7 @@ export function createBlockConsumer(deps: {
   }
 
   let attempts = 0;
+  const triage = createFailureTriage({ unknownAttempts: deps.unknownAttempts });
   const pipeline = createChunkPipeline({
     projector: deps.projector,
     deadLetters: deps.deadLetters,
@@ -77,12 +80,13 @@ export function createBlockConsumer(deps: {
     seek: (topic, partition, offset) => consumer.seek({ topic, partition, offset }),
     onCommitted: (chunk, out, ms) => {
       attempts = 0;
+      triage.committed(chunk.partition, (BigInt(chunk.lastOffset) + 1n).toString());
       deps.outages.postgres.recovered();
       deps.outages.kafka.recovered();
       for (const letter of chunk.deadLetters) {
-        logger.warn(
+        logger.error(
           { partition: letter.partition, offset: letter.offset, reason: letter.reason },
-          'message sent to the dead-letter topic',
+          'message set aside on the dead-letter topic',
         );
       }
       logChunk(chunk, out, ms);
@@ -149,19 +153,51 @@ export function createBlockConsumer(deps: {
           };
           const failure = pipeline.failed() ? await pipeline.recover() : undefined;
           if (failure) {
-            report(failure);
-            await pause(retryDelayMs(attempts++, deps.maxRetryDelayMs), beat, isRunning);
+            const verdict = triage.judge(failure);
+            if (verdict.action === 'retry' && verdict.unknown) {
+              const { failure: why, attempt, of } = verdict.unknown;
+              logger.warn(
+                {
+                  partition: failure.chunk.partition,
+                  offset: failure.chunk.firstOffset,
+                  failure: why.why,
+                  attempt,
+                  of,
+                },
+                'projecting blocks failed, cause unknown: trying again',
+              );
+              await pause(retryDelayMs(attempts++, deps.maxRetryDelayMs), beat, isRunning);
+            } else if (verdict.action === 'retry') {
+              report(failure);
+              await pause(retryDelayMs(attempts++, deps.maxRetryDelayMs), beat, isRunning);
+            } else {
+              const blocks = failure.chunk.events.map((e) => `${e.chainId}:${e.block.number}:${e.type}`);
+              logger.error(
+                {
+                  partition: failure.chunk.partition,
+                  firstOffset: failure.chunk.firstOffset,
+                  lastOffset: failure.chunk.lastOffset,
+                  blocks: blocks.slice(0, 20),
+                  failure: verdict.failure.why,
+                },
+                verdict.action === 'isolate'
+                  ? 'projecting blocks failed for good: projecting them one at a time to find the one that fails'
+                  : 'projecting a block failed for good: it is set aside on the dead-letter topic (admin backfill re-publishes it once the cause is fixed)',
+              );
+            }
           }
           if (!proceed()) return;
 
-          const chunks = splitByBytes(batch.messages, maxTransactionBytes);
+          const chunks = triage.split(partition, batch.messages, maxTransactionBytes);
+          const decode = (messages: typeof batch.messages) =>
+            decodeChunk(topic, partition, messages, triage.setAsideReason);
           // The next chunk is decoded while the one before is projected (decodeChunk never rejects).
-          let decoding = chunks[0] ? decodeChunk(topic, partition, chunks[0]) : undefined;
+          let decoding = chunks[0] ? decode(chunks[0]) : undefined;
           for (let i = 0; i < chunks.length && decoding; i++) {
             const chunk = await decoding;
             if (!proceed()) break;
             const previousDone = pipeline.push(chunk);
-            decoding = chunks[i + 1] ? decodeChunk(topic, partition, chunks[i + 1]!) : undefined;
+            decoding = chunks[i + 1] ? decode(chunks[i + 1]!) : undefined;
             // At most two chunks in flight: this one, and the one before until it is done.
             await previousDone;
             if (pipeline.failed()) break;

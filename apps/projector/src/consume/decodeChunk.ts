@@ -5,13 +5,15 @@ import type { Chunk } from './createChunkPipeline.ts';
 
 /**
  * Decodes (JSON + schema) one message per turn of the event loop, so that a running COPY keeps
- * being fed. A message that does not decode (bad JSON, a schema failure) becomes a dead letter
- * with the reason: the chunk goes on past it. Never rejects.
+ * being fed. A message that does not decode (bad JSON, a schema failure), or that failed for good
+ * before (`setAsideReason`), becomes a dead letter with the reason: the chunk goes on past it.
+ * Never rejects.
  */
 export async function decodeChunk(
   topic: string,
   partition: number,
   messages: KafkaMessage[],
+  setAsideReason: (partition: number, offset: string) => string | undefined = () => undefined,
 ): Promise<Chunk> {
   const chunk: Chunk = {
     topic,
@@ -23,6 +25,18 @@ export async function decodeChunk(
   };
   for (const m of messages) {
     await nextTurn();
+    const setAside = setAsideReason(partition, m.offset);
+    if (setAside !== undefined) {
+      chunk.deadLetters.push({
+        topic,
+        partition,
+        offset: m.offset,
+        key: m.key,
+        value: m.value,
+        reason: setAside,
+      });
+      continue;
+    }
     try {
       chunk.events.push(blockEventCodec.decode(m.value));
     } catch (err) {

@@ -20,6 +20,7 @@ export type Completion =
  */
 export class BlockContentsUnavailableError extends Error {
   override readonly name = 'BlockContentsUnavailableError';
+  readonly retryable = true;
 }
 
 export interface BlockCompleter {

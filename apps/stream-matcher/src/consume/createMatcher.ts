@@ -10,7 +10,12 @@ import {
   kafkaClientLogger,
 } from '@tributary/bus';
 import type { Pool } from '@tributary/db';
-import { createOutageLog, createProgressWatchdog, retryUntilDone } from '@tributary/runtime';
+import {
+  PermanentFailure,
+  createOutageLog,
+  createProgressWatchdog,
+  retryUntilDone,
+} from '@tributary/runtime';
 import { TOPICS, type BlockEvent, streamChange } from '@tributary/schema';
 import type { StreamStatus } from '@tributary/stream-rules';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
@@ -103,7 +108,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     ...(opts.metrics ? { onStored: opts.metrics.stored } : {}),
   });
   const stopping = new AbortController();
-  const blockOutage = createOutageLog(logger, 'block evaluation (PostgreSQL)');
+  const blockOutage = createOutageLog(logger, 'block evaluation');
   const changeOutage = createOutageLog(logger, 'stream reload (PostgreSQL)');
   const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   const deadLetters = createDeadLetters({
@@ -132,7 +137,13 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   });
 
   /** A message that can never be processed: to the dead-letter topic, then past it. */
-  async function deadLetter(topic: string, partition: number, message: KafkaMessage, err: unknown) {
+  async function deadLetter(
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+    err: unknown,
+    what: Record<string, unknown> = {},
+  ) {
     const reason = err instanceof Error ? err.message : String(err);
     await deadLetters.send({
       topic,
@@ -143,10 +154,15 @@ export function createMatcher(opts: MatcherOptions): Matcher {
       reason,
     });
     logger.error(
-      { topic, partition, offset: message.offset, reason },
-      'poison message sent to the dead-letter topic',
+      { topic, partition, offset: message.offset, reason, ...what },
+      err instanceof PermanentFailure
+        ? 'message failed for good: set aside on the dead-letter topic'
+        : 'poison message sent to the dead-letter topic',
     );
   }
+  /** Tries of a failure of unknown cause (classifyFailure), said once each. */
+  const onUnknown = (what: string) => (failure: { why: string }, attempt: number) =>
+    logger.warn({ failure: failure.why, attempt }, `${what} failed, cause unknown: trying again`);
   const changesGroupId = `${opts.kafka.groupId}-changes-${randomUUID()}`;
   const changes: Consumer = kafka.consumer({
     groupId: changesGroupId,
@@ -242,11 +258,18 @@ export function createMatcher(opts: MatcherOptions): Matcher {
             await deadLetter(changesTopic, partition, message, err);
             return;
           }
-          await retryUntilDone(() => store.reload(change.streamId), {
-            outage: changeOutage,
-            signal: stopping.signal,
-            onWait: heartbeat,
-          });
+          try {
+            await retryUntilDone(() => store.reload(change.streamId), {
+              outage: changeOutage,
+              signal: stopping.signal,
+              onWait: heartbeat,
+              onUnknown: onUnknown('stream reload'),
+            });
+          } catch (err) {
+            if (!(err instanceof PermanentFailure)) throw err;
+            await deadLetter(changesTopic, partition, message, err, { streamId: change.streamId });
+            return;
+          }
           opts.metrics?.streamsReloaded('change-event', 1);
           logger.debug({ streamId: change.streamId, kind: change.kind }, 'stream reloaded');
         },
@@ -272,11 +295,27 @@ export function createMatcher(opts: MatcherOptions): Matcher {
             return;
           }
           const startedAt = performance.now();
-          const enqueued = await retryUntilDone(() => evaluate(event), {
-            outage: blockOutage,
-            signal: stopping.signal,
-            onWait: heartbeat,
-          });
+          let enqueued: number;
+          try {
+            enqueued = await retryUntilDone(() => evaluate(event), {
+              outage: blockOutage,
+              signal: stopping.signal,
+              onWait: heartbeat,
+              onUnknown: onUnknown('block evaluation'),
+            });
+          } catch (err) {
+            if (!(err instanceof PermanentFailure)) throw err;
+            // Retrying cannot help: the block's webhooks are set aside with the reason, said in the
+            // log, the metrics and readiness; `admin backfill` re-publishes it once the cause is fixed.
+            await deadLetter(blocksTopic, partition, message, err, {
+              chainId: event.chainId,
+              block: event.block.number,
+              hash: event.block.hash,
+              type: event.type,
+            });
+            watchdog.progress();
+            return;
+          }
           opts.metrics?.blockEvaluated(event.type, (performance.now() - startedAt) / 1000);
           watchdog.progress();
           kafkaOutage.ok();

@@ -1,9 +1,17 @@
+import { classifyFailure } from '@tributary/runtime';
+
 /**
  * Collects the calls made in one turn of the event loop (up to `maxSize`) and runs them as one
  * batch: concurrent deliveries share one PostgreSQL round trip instead of one each. `run`
- * answers in the order of its keys.
+ * answers in the order of its keys. A batch that fails in a way a retry cannot cure (a row
+ * PostgreSQL refuses) is run again one key at a time, so that only the calls of the keys at
+ * fault fail.
  */
-export function createBatcher<K, V>(run: (keys: K[]) => Promise<V[]>, maxSize = 200): (key: K) => Promise<V> {
+export function createBatcher<K, V>(
+  run: (keys: K[]) => Promise<V[]>,
+  maxSize = 200,
+  isolate: (err: unknown) => boolean = (err) => classifyFailure(err).kind !== 'transient',
+): (key: K) => Promise<V> {
   let pending: { key: K; resolve: (v: V) => void; reject: (e: unknown) => void }[] = [];
   let scheduled = false;
   const flush = () => {
@@ -16,7 +24,11 @@ export function createBatcher<K, V>(run: (keys: K[]) => Promise<V[]>, maxSize = 
         for (const [i, b] of batch.entries()) b.resolve(values[i] as V);
       },
       (err: unknown) => {
-        for (const b of batch) b.reject(err);
+        if (batch.length === 1 || !isolate(err)) {
+          for (const b of batch) b.reject(err);
+          return;
+        }
+        for (const b of batch) run([b.key]).then((values) => b.resolve(values[0] as V), b.reject);
       },
     );
   };

@@ -1,10 +1,11 @@
 import { type DeliveryOutcome, WEBHOOK_QUEUE, enqueueFollowUps } from '@tributary/webhooks';
-import { setDeliveryJobs } from '@tributary/db';
+import { setDeliveriesAside, setDeliveryJobs } from '@tributary/db';
 import { type WebhookJob, webhookJob } from '@tributary/schema';
 import { createOutageLog } from '@tributary/runtime';
 import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { type AttemptDeps, attemptDelivery, createDeliveryStore, slowEndpointMs } from './attemptDelivery.ts';
 import { createEndpointSlots } from './createEndpointSlots.ts';
+import { createOwnFailureJudge } from './judgeOwnFailure.ts';
 
 /** How long a job waits after an error of ours (not the receiver's): 1-3 s, jittered. */
 const infraRetryMs = () => 1_000 + Math.floor(Math.random() * 2_000);
@@ -52,6 +53,8 @@ export function createDeliveryWorker(
     deadLetter: (job: { id: string; name: string; data: unknown }, reason: string) => Promise<void>;
     /** A job finished or an attempt failed: the watchdog's progress. */
     onJobDone?: () => void;
+    /** Tries of a failure of ours of unknown cause before its delivery is set aside (default 5). */
+    unknownAttempts?: number;
   },
 ): DeliveryWorker {
   const schedule = deps.retryScheduleMs;
@@ -68,6 +71,24 @@ export function createDeliveryWorker(
   const attemptDeps = { ...deps, store, slots };
   const connection = { url: deps.redisUrl, maxRetriesPerRequest: null };
   const followUps = new Queue(WEBHOOK_QUEUE, { connection, prefix: deps.queuePrefix });
+  const ownFailures = createOwnFailureJudge({ unknownAttempts: deps.unknownAttempts });
+
+  /**
+   * Deliveries whose bookkeeping failed for good: failed with the reason (in history, to replay
+   * once the cause is fixed), each on the dead-letter topic, said in the log. Throws when it
+   * cannot record that (PostgreSQL or Kafka away): the job is put off and tried again.
+   */
+  async function setAside(job: Job, deliveryIds: readonly string[], reason: string) {
+    const aside = await setDeliveriesAside(deps.pool, deliveryIds, reason);
+    for (const deliveryId of aside) {
+      await deps.deadLetter({ id: `${job.id}:${deliveryId}`, name: job.name, data: { deliveryId } }, reason);
+    }
+    deps.logger.error(
+      { jobId: job.id, deliveries: aside, reason },
+      'deliveries set aside: their bookkeeping failed for good (failed in history, replay once fixed)',
+    );
+  }
+
   // Until a slot of that endpoint is expected to be free (at most ten timeouts away).
   const parkFor = (endpoint: string) => slots.postponeFor(endpoint, deps.timeoutMs, 10 * deps.timeoutMs);
 
@@ -135,18 +156,24 @@ export function createDeliveryWorker(
     }
   }
 
-  async function deliverBatch(deliveryIds: readonly string[], jobId: string | undefined) {
+  async function deliverBatch(job: Job, deliveryIds: readonly string[]) {
     const settled = await Promise.allSettled(
-      deliveryIds.map((id) => attemptDelivery(attemptDeps, id, 0, true, jobId)),
+      deliveryIds.map((id) => attemptDelivery(attemptDeps, id, 0, true, job.id)),
     );
     const alone: FollowUp[] = [];
     const outcomes: Record<string, number> = {};
     let firstError: unknown;
     for (const [i, s] of settled.entries()) {
+      const deliveryId = deliveryIds[i] as string;
       if (s.status === 'rejected') {
-        firstError ??= s.reason;
+        const verdict = ownFailures.judge(deliveryId, s.reason);
+        if (verdict.permanent) {
+          await setAside(job, [deliveryId], verdict.reason);
+          outcomes['set-aside'] = (outcomes['set-aside'] ?? 0) + 1;
+        } else firstError ??= s.reason;
         continue;
       }
+      ownFailures.settled(deliveryId);
       outcomes[s.value.outcome] = (outcomes[s.value.outcome] ?? 0) + 1;
       const next = followUpOf(deliveryIds[i] as string, s.value);
       if (next) alone.push(next);
@@ -187,16 +214,33 @@ export function createDeliveryWorker(
       const data = parsed.data;
       try {
         const result = await (data.v === 1
-          ? deliverOne(job, data, token)
-          : deliverBatch(data.deliveryIds, job.id));
+          ? deliverOne(job, data, token).then((r) => {
+              ownFailures.settled(data.deliveryId);
+              return r;
+            })
+          : deliverBatch(job, data.deliveryIds));
         outage.ok();
         return result;
       } catch (err) {
         if (err instanceof RetryLater || err instanceof DelayedError) throw err;
-        // Not the receiver's failure: the delivery could not be read or its outcome not recorded
-        // (PostgreSQL restarting). Tried again shortly, without using up an attempt of the
+        // Not the receiver's failure: the delivery could not be read or its outcome not recorded.
+        // The same way every time (a bug, a value PostgreSQL refuses): set aside, never cycled
+        // forever. PostgreSQL restarting: tried again shortly, without using up an attempt of the
         // receiver's retry schedule. Should Redis be gone too, the job's lock expires and BullMQ's
         // stalled check hands it out again.
+        if (data.v === 1) {
+          const verdict = ownFailures.judge(data.deliveryId, err);
+          if (verdict.permanent) {
+            try {
+              await setAside(job, [data.deliveryId], verdict.reason);
+            } catch (asideErr) {
+              outage.failed(asideErr, { jobId: job.id });
+              await job.moveToDelayed(Date.now() + infraRetryMs(), token);
+              throw new DelayedError();
+            }
+            throw new UnrecoverableError(verdict.reason);
+          }
+        }
         outage.failed(err, { jobId: job.id });
         await job.moveToDelayed(Date.now() + infraRetryMs(), token);
         throw new DelayedError();

@@ -1,4 +1,11 @@
 import { execFile } from 'node:child_process';
+import {
+  DEAD_LETTER_TOPIC,
+  createDeadLetters,
+  createIdempotentProducer,
+  createKafka,
+  ensureTopics,
+} from '@tributary/bus';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import {
@@ -415,5 +422,50 @@ describe('admin backfill', () => {
       ].join('\n'),
       stderr: `${line}\n`,
     });
+  });
+});
+
+describe('admin dead-letters', () => {
+  it('lists what the consumers set aside with its block, then nothing once acknowledged (all of it with --all)', async () => {
+    const topicPrefix = `${uniqueName('dl')}.`;
+    const kafka = createKafka({ brokers: settings.kafkaBrokers, clientId: 'admin-test' });
+    await ensureTopics(kafka, [{ topic: `${topicPrefix}${DEAD_LETTER_TOPIC}` }]);
+    const producer = createIdempotentProducer(kafka);
+    await producer.connect();
+    const deadLetters = createDeadLetters({ producer, topicPrefix, consumer: 'stream-matcher' });
+    const hash = `0x${'ab'.repeat(32)}`;
+    await deadLetters.send({
+      topic: `${topicPrefix}evm.blocks.v1`,
+      partition: 0,
+      offset: '41',
+      key: Buffer.from('31337'),
+      value: Buffer.from(JSON.stringify({ type: 'new', chainId: 31337, block: { number: 77, hash } })),
+      reason: 'failed for good: PostgreSQL 23514 (check_violation): refused',
+    });
+    await producer.disconnect();
+    const kafkaEnv = { KAFKA_BROKERS: settings.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: topicPrefix };
+
+    const listed = await admin(['dead-letters', 'list'], kafkaEnv);
+    expect(listed.status).toBe(0);
+    const [title, line] = listed.stdout.trim().split('\n');
+    expect(title).toBe('1 dead letter(s) in all');
+    expect(line).toMatch(
+      new RegExp(
+        `^\\S+Z  stream-matcher  ${topicPrefix}evm\\.blocks\\.v1 partition 0 offset 41  chain 31337 block 77 ${hash}  failed for good: PostgreSQL 23514 \\(check_violation\\): refused$`,
+      ),
+    );
+    const json = JSON.parse((await admin(['dead-letters', 'list', '--json'], kafkaEnv)).stdout) as {
+      block: unknown;
+    }[];
+    expect(json.map((l) => l.block)).toEqual([{ chainId: 31337, number: 77, hash }]);
+
+    const acked = await admin(['dead-letters', 'ack'], kafkaEnv);
+    expect(acked.stdout).toMatch(/^dead letters acknowledged up to \S+Z\n$/);
+    expect((await admin(['dead-letters', 'list'], kafkaEnv)).stdout).toMatch(
+      /^no dead letters since the acknowledgment of \S+Z\n$/,
+    );
+    expect((await admin(['dead-letters', 'list', '--all'], kafkaEnv)).stdout.split('\n')[0]).toBe(
+      '1 dead letter(s) kept',
+    );
   });
 });

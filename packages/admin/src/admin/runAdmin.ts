@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { createKafka } from '@tributary/bus';
 import { type Pool, type StreamStatus, createPool } from '@tributary/db';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
@@ -10,6 +11,7 @@ import {
   blockArg,
 } from './backfillCommand.ts';
 import type { AdminEnv } from './adminEnv.ts';
+import { acknowledgeDeadLettersCommand, listDeadLettersCommand } from './deadLettersCommand.ts';
 import { listStreamsCommand } from './listStreamsCommand.ts';
 import { replayDeliveryCommand } from './replayDeliveryCommand.ts';
 import { showStreamCommand } from './showStreamCommand.ts';
@@ -21,6 +23,8 @@ export const ADMIN_USAGE = [
   '       pnpm admin backfill <fromBlock> [<toBlock>] --chain <id> [--wait]',
   '       pnpm admin backfill status <requestId>',
   '       pnpm admin backfill cancel <requestId>',
+  '       pnpm admin dead-letters list [--all] [--json]',
+  '       pnpm admin dead-letters ack',
 ].join('\n');
 
 /** What the command printed and how it ended: 0 done, 1 failed (not found, a server down), 2 bad usage. */
@@ -55,6 +59,7 @@ export async function runAdmin(
         json: { type: 'boolean' },
         chain: { type: 'string' },
         wait: { type: 'boolean' },
+        all: { type: 'boolean' },
       },
     });
     const [group, command, ...rest] = positionals;
@@ -133,6 +138,22 @@ export async function runAdmin(
         queue.on('error', () => undefined); // the failing command reports it
         await queue.waitUntilReady();
         return { code: 0, out: await replayDeliveryCommand(poolOf(), queue, id), err: '' };
+      }
+      case 'dead-letters list': {
+        only(['all', 'json']);
+        noMore();
+        const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: `${env.KAFKA_CLIENT_ID}-admin` });
+        const out = await listDeadLettersCommand(poolOf(), kafka, {
+          topicPrefix: env.KAFKA_TOPIC_PREFIX,
+          all: values.all === true,
+          json,
+        });
+        return { code: 0, out, err: '' };
+      }
+      case 'dead-letters ack': {
+        only([]);
+        noMore();
+        return { code: 0, out: await acknowledgeDeadLettersCommand(poolOf()), err: '' };
       }
       default:
         throw new UsageError(group === undefined ? 'no command given' : `unknown command "${key.trim()}"`);

@@ -30,6 +30,7 @@ export function formatStatus(s: StatusSnapshot, problems: readonly string[]): st
     lines.push(`streams: ${parts.length > 0 ? parts.join(', ') : 'none'}`);
   }
   for (const b of s.backfills ?? []) lines.push(describeBackfill(b));
+  if (s.deadLetters) lines.push(`dead letters: ${s.deadLetters.open.length} not acknowledged`);
   for (const svc of s.services) {
     const state = svc.ready === undefined ? 'no answer' : svc.ready ? 'ready' : 'NOT READY';
     lines.push(

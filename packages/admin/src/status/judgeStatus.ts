@@ -41,6 +41,13 @@ export function judgeStatus(before: StatusSnapshot, after: StatusSnapshot): stri
     if (spanned && was && g.lag > 0 && was.lag > 0 && g.committed === was.committed)
       problems.push(`consumer group ${g.group}: ${g.lag} messages behind and no offset committed meanwhile`);
   }
+  const open = after.deadLetters?.open ?? [];
+  if (open.length > 0) {
+    const last = open[open.length - 1]!;
+    problems.push(
+      `${open.length} message(s) set aside on the dead-letter topic since ${after.deadLetters?.acknowledgedAt ? `the acknowledgment of ${after.deadLetters.acknowledgedAt.toISOString()}` : 'the start'}; last: ${last.consumer} at ${last.deadAt.toISOString()}, ${last.sourceTopic} partition ${last.sourcePartition} offset ${last.sourceOffset}: ${last.reason} (npm run admin -- dead-letters list; then dead-letters ack)`,
+    );
+  }
   const q0 = before.queue;
   const q1 = after.queue;
   if (spanned && q0 && q1) {

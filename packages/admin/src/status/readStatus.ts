@@ -1,13 +1,15 @@
+import { type StoredDeadLetter, readDeadLetters } from '@tributary/bus';
 import {
   type BackfillRequest,
   type Pool,
   countDeliveriesByStatus,
   countStreamsByStatus,
+  deadLettersAcknowledgedAt,
   listOpenBackfills,
 } from '@tributary/db';
 import { TOPICS } from '@tributary/schema';
 import type { Queue } from 'bullmq';
-import type { Admin } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
 
 /** One chain as its follower and projector see it, beside the node's head. */
 export interface ChainStatus {
@@ -52,6 +54,8 @@ export interface StatusSnapshot {
   streams?: Record<string, number>;
   /** Operators' backfill requests not done yet (`pnpm admin backfill`). */
   backfills?: BackfillRequest[];
+  /** Messages set aside on the dead-letter topic since an operator last acknowledged them. */
+  deadLetters?: { open: StoredDeadLetter[]; acknowledgedAt: Date | null };
   services: ServiceStatus[];
   /** The sources that could not be read, with the reason. */
   unreadable: { source: string; error: string }[];
@@ -59,6 +63,7 @@ export interface StatusSnapshot {
 
 export interface StatusSources {
   pool: Pool;
+  kafka: Kafka;
   admin: Admin;
   queue: Queue;
   topicPrefix: string;
@@ -71,8 +76,14 @@ export interface StatusSources {
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** One look at every part of a deployment; a part that cannot be read is named, never fatal. */
-export async function readStatus(src: StatusSources): Promise<StatusSnapshot> {
+/**
+ * One look at every part of a deployment; a part that cannot be read is named, never fatal.
+ * `deadLetters`: also read the dead-letter topic (a consumer group join: once per status run).
+ */
+export async function readStatus(
+  src: StatusSources,
+  opts: { deadLetters?: boolean } = {},
+): Promise<StatusSnapshot> {
   const timeoutMs = src.timeoutMs ?? 3_000;
   const unreadable: StatusSnapshot['unreadable'] = [];
   const attempt = async <T>(source: string, read: () => Promise<T>): Promise<T | undefined> => {
@@ -83,17 +94,32 @@ export async function readStatus(src: StatusSources): Promise<StatusSnapshot> {
       return undefined;
     }
   };
-  const [chains, consumers, queue, deliveries, streams, backfills, services] = await Promise.all([
-    attempt('postgres (chains)', () => readChains(src.pool, src.rpcUrls, timeoutMs)),
-    attempt('kafka', () => readConsumers(src.admin, `${src.topicPrefix}${TOPICS.blocks}`, src.groups)),
-    attempt('redis', () =>
-      src.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed'),
-    ),
-    attempt('postgres (deliveries)', () => countDeliveriesByStatus(src.pool)),
-    attempt('postgres (streams)', () => countStreamsByStatus(src.pool)),
-    attempt('postgres (backfills)', () => listOpenBackfills(src.pool)),
-    Promise.all(src.services.map((s) => readService(s, timeoutMs))),
-  ]);
+  const [chains, consumers, queue, deliveries, streams, backfills, services, deadLetters] = await Promise.all(
+    [
+      attempt('postgres (chains)', () => readChains(src.pool, src.rpcUrls, timeoutMs)),
+      attempt('kafka', () => readConsumers(src.admin, `${src.topicPrefix}${TOPICS.blocks}`, src.groups)),
+      attempt('redis', () =>
+        src.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed'),
+      ),
+      attempt('postgres (deliveries)', () => countDeliveriesByStatus(src.pool)),
+      attempt('postgres (streams)', () => countStreamsByStatus(src.pool)),
+      attempt('postgres (backfills)', () => listOpenBackfills(src.pool)),
+      Promise.all(src.services.map((s) => readService(s, timeoutMs))),
+      opts.deadLetters === false
+        ? undefined
+        : attempt('dead letters', async () => {
+            const acknowledgedAt = await deadLettersAcknowledgedAt(src.pool);
+            const letters = await readDeadLetters(src.kafka, {
+              topicPrefix: src.topicPrefix,
+              timeoutMs: timeoutMs * 3,
+            });
+            return {
+              acknowledgedAt,
+              open: letters.filter((l) => acknowledgedAt === null || l.deadAt > acknowledgedAt),
+            };
+          }),
+    ],
+  );
   return {
     at: Date.now(),
     chains: chains ?? [],
@@ -102,6 +128,7 @@ export async function readStatus(src: StatusSources): Promise<StatusSnapshot> {
     ...(deliveries ? { deliveries } : {}),
     ...(streams ? { streams } : {}),
     ...(backfills ? { backfills } : {}),
+    ...(deadLetters ? { deadLetters } : {}),
     services,
     unreadable,
   };

@@ -16,9 +16,8 @@ export interface StatusResult {
 /** Looks at the deployment twice, `windowMs` apart, and judges what is stuck. */
 export async function runStatus(env: StatusEnv, windowMs: number): Promise<StatusResult> {
   const pool = createPool({ connectionString: env.DATABASE_URL, max: 2 });
-  const admin = createKafka({ brokers: env.KAFKA_BROKERS, clientId: `${env.KAFKA_CLIENT_ID}-status` }).admin({
-    retry: { retries: 0 },
-  });
+  const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: `${env.KAFKA_CLIENT_ID}-status` });
+  const admin = kafka.admin({ retry: { retries: 0 } });
   // No offline queue and one try per command: a Redis that is down is reported, not waited for.
   const queue = new Queue(WEBHOOK_QUEUE, {
     connection: { url: env.REDIS_URL, maxRetriesPerRequest: 1, enableOfflineQueue: false },
@@ -29,6 +28,7 @@ export async function runStatus(env: StatusEnv, windowMs: number): Promise<Statu
     await admin.connect().catch(() => undefined); // reported by the first read
     const sources = {
       pool,
+      kafka,
       admin,
       queue,
       topicPrefix: env.KAFKA_TOPIC_PREFIX,
@@ -36,7 +36,7 @@ export async function runStatus(env: StatusEnv, windowMs: number): Promise<Statu
       rpcUrls: new Map([[env.CHAIN_ID, env.RPC_URL], ...env.EXTRA_RPC_URLS]),
       services: parseServices(env.STATUS_SERVICES),
     };
-    const before = await readStatus(sources);
+    const before = await readStatus(sources, { deadLetters: windowMs === 0 });
     let after = before;
     if (windowMs > 0) {
       await new Promise((r) => setTimeout(r, windowMs));

@@ -280,6 +280,20 @@ export async function setDeliveryStatus(db: Db, id: string, status: DeliveryStat
 }
 
 /**
+ * Deliveries that cannot be sent because of a fault of ours that retrying cannot cure (the
+ * sender's bookkeeping failed for good): failed, with the reason, in history for a replay once
+ * the cause is fixed. Only those still pending: an outcome recorded meanwhile stands.
+ */
+export async function setDeliveriesAside(db: Db, ids: readonly string[], reason: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE deliveries SET status = 'failed', last_error = $2
+      WHERE id = ANY($1::uuid[]) AND status = 'pending' RETURNING id`,
+    [ids, reason.slice(0, 2_000)],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
  * Held deliveries of a stream become pending again (on re-activation), each named to the job
  * `<delivery id><jobSuffix>`; returns their ids to enqueue under those job ids.
  */

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { Kafka } from 'kafkajs';
+import { DEAD_LETTER_TOPIC } from './createDeadLetters.ts';
+
+/** One message a consumer set aside, as the dead-letter topic holds it. */
+export interface StoredDeadLetter {
+  /** Its place on the dead-letter topic. */
+  partition: number;
+  offset: string;
+  sourceTopic: string;
+  sourcePartition: string;
+  sourceOffset: string;
+  consumer: string;
+  reason: string;
+  deadAt: Date;
+  /** The original message's bytes, as text (a block event's JSON). */
+  value: string;
+}
+
+/**
+ * The last `limit` dead letters of each partition of the deployment's dead-letter topic (oldest
+ * first), read with a throwaway consumer group that is deleted afterwards. An absent topic has none.
+ */
+export async function readDeadLetters(
+  kafka: Kafka,
+  opts: { topicPrefix: string; limit?: number; timeoutMs?: number },
+): Promise<StoredDeadLetter[]> {
+  const topic = `${opts.topicPrefix}${DEAD_LETTER_TOPIC}`;
+  const limit = opts.limit ?? 1_000;
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const topics = await admin.listTopics();
+    if (!topics.includes(topic)) return [];
+    const offsets = await admin.fetchTopicOffsets(topic);
+    const wanted = offsets
+      .map((p) => {
+        const high = BigInt(p.high);
+        const low = BigInt(p.low);
+        const from = high - BigInt(limit) > low ? high - BigInt(limit) : low;
+        return { partition: p.partition, from, high };
+      })
+      .filter((p) => p.high > p.from);
+    if (wanted.length === 0) return [];
+    const groupId = `dead-letter-reader-${randomUUID()}`;
+    const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 200 });
+    const letters: StoredDeadLetter[] = [];
+    const remaining = new Map(wanted.map((p) => [p.partition, p.high - p.from]));
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topic, fromBeginning: true });
+      let done: () => void = () => undefined;
+      const finished = new Promise<void>((resolve) => {
+        done = resolve;
+      });
+      await consumer.run({
+        eachMessage: async ({ partition, message }) => {
+          const h = (name: string) => String(message.headers?.[name] ?? '');
+          letters.push({
+            partition,
+            offset: message.offset,
+            sourceTopic: h('x-source-topic'),
+            sourcePartition: h('x-source-partition'),
+            sourceOffset: h('x-source-offset'),
+            consumer: h('x-consumer'),
+            reason: h('x-reason'),
+            deadAt: new Date(h('x-dead-at')),
+            value: message.value?.toString('utf8') ?? '',
+          });
+          const left = (remaining.get(partition) ?? 0n) - 1n;
+          remaining.set(partition, left);
+          if ([...remaining.values()].every((n) => n <= 0n)) done();
+        },
+      });
+      for (const p of wanted) consumer.seek({ topic, partition: p.partition, offset: p.from.toString() });
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        finished,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`reading ${topic} took over ${opts.timeoutMs ?? 15_000} ms`)),
+            opts.timeoutMs ?? 15_000,
+          );
+        }),
+      ]).finally(() => clearTimeout(timer));
+    } finally {
+      await consumer.disconnect().catch(() => undefined);
+      await admin.deleteGroups([groupId]).catch(() => undefined);
+    }
+    return letters.sort((a, b) => a.deadAt.getTime() - b.deadAt.getTime());
+  } finally {
+    await admin.disconnect();
+  }
+}
