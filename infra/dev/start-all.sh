@@ -7,7 +7,8 @@
 # creates a demo stream on both chains whose signed webhooks a
 # local receiver verifies and prints. Each service runs under infra/dev/supervise.mjs, which starts it
 # again when it exits (with backoff) and says which one exited and why. Ctrl-C stops the services
-# (the servers keep running: npm run infra:down).
+# (the servers keep running: npm run infra:down). Servers named by DATABASE_URL / REDIS_URL /
+# KAFKA_BROKERS / RPC_URL are used as given; the others are started.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -16,10 +17,10 @@ say() { printf '[start] %s\n' "$*" >&2; }
 . infra/lib/ensure-deps.sh
 ensure_deps "$root"
 
-# Servers: up.sh prints the connection variables on stdout.
-while IFS= read -r line; do
-  case "$line" in DATABASE_URL=* | REDIS_URL=* | KAFKA_BROKERS=* | RPC_URL=*) export "${line?}" ;; esac
-done < <(bash infra/local/up.sh)
+# Servers: the ones the environment names are used as given (as by the test command); up.sh starts
+# the others.
+. infra/lib/ensure-servers.sh
+ensure_servers "$root" || { say "ERROR: the local servers could not be started"; exit 1; }
 export CHAIN_ID=${CHAIN_ID:-31337}
 export NODE_ENV=${NODE_ENV:-development}
 # The demo receiver listens on loopback, which production refuses.
