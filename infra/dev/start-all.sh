@@ -7,7 +7,10 @@
 # creates a demo stream on both chains whose signed webhooks a
 # local receiver verifies and prints. Each service runs under infra/dev/supervise.mjs, which starts it
 # again when it exits (with backoff) and says which one exited and why. Ctrl-C stops the services
-# (the servers keep running: npm run infra:down).
+# (the servers keep running: npm run infra:down) and returns once every process it started is gone:
+# within the services' shutdown deadline (SHUTDOWN_DEADLINE_MS, 10 s) and a second, however it is
+# stopped (SIGINT, SIGTERM, SIGHUP, npm killed) and whatever was restarted meanwhile. Servers named
+# by DATABASE_URL / REDIS_URL / KAFKA_BROKERS / RPC_URL are used as given; the others are started.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -16,10 +19,10 @@ say() { printf '[start] %s\n' "$*" >&2; }
 . infra/lib/ensure-deps.sh
 ensure_deps "$root"
 
-# Servers: up.sh prints the connection variables on stdout.
-while IFS= read -r line; do
-  case "$line" in DATABASE_URL=* | REDIS_URL=* | KAFKA_BROKERS=* | RPC_URL=*) export "${line?}" ;; esac
-done < <(bash infra/local/up.sh)
+# Servers: the ones the environment names are used as given (as by the test command); up.sh starts
+# the others.
+. infra/lib/ensure-servers.sh
+ensure_servers "$root" || { say "ERROR: the local servers could not be started"; exit 1; }
 export CHAIN_ID=${CHAIN_ID:-31337}
 export NODE_ENV=${NODE_ENV:-development}
 # The demo receiver listens on loopback, which production refuses.
@@ -58,11 +61,21 @@ if [ "${DEVNET2:-on}" != off ]; then
 fi
 logs=${TRIBUTARY_DATA_DIR:-$root/.data}/logs
 mkdir -p "$logs"
+# The supervisors record each process group they start here (<service>/<pgid>) while it lives.
+run_dir=${TRIBUTARY_DATA_DIR:-$root/.data}/run/$$
+rm -rf "$run_dir"
+mkdir -p "$run_dir"
+export TRIBUTARY_RUN_DIR=$run_dir
 
 pids=()
 devnet2_pid=
+sleeper=
 stop_all() {
+  # Ctrl-C reaches this shell twice (from the terminal, and forwarded by npm), and a SIGTERM may
+  # follow it: none may cut the stop short, or npm returns while services are still running.
+  trap '' INT TERM HUP
   say "stopping services"
+  [ -z "$sleeper" ] || kill "$sleeper" 2>/dev/null || true
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   # The second devnet last: its demo activity and follower stop while it still answers, and a
@@ -71,9 +84,15 @@ stop_all() {
     kill -TERM "$devnet2_pid" 2>/dev/null || true
     wait "$devnet2_pid" 2>/dev/null || true
   fi
+  # Each supervisor has stopped its service's group before exiting; a group still recorded is one
+  # whose supervisor was killed (its guard is stopping it): it is gone before this returns.
+  bash infra/dev/stop-groups.sh "$run_dir"/* || true
+  rm -rf "$run_dir"
+  say "stopped"
 }
 trap stop_all EXIT
 trap 'exit 130' INT TERM
+trap 'exit 129' HUP
 
 run_bg() { # name, command...: supervised (restarted when it exits)
   local name=$1; shift
@@ -232,5 +251,14 @@ Webhooks the demo receiver verified (Ctrl-C stops):
 TXT
 tail -n +1 -f "$logs/demo-receiver.log" &
 pids+=($!)
-# Supervisors exit only when stopped: this waits for Ctrl-C.
-wait
+# Waits for Ctrl-C (the traps above), or for whatever started this to go without a word (npm
+# SIGKILLed): this shell is then another process's child.
+launcher=$PPID
+parent_pid() { local stat; read -r -a stat <"/proc/$$/stat" && printf '%s' "${stat[3]}"; }
+while [ "$(parent_pid)" = "$launcher" ]; do
+  sleep 1 &
+  sleeper=$!
+  wait "$sleeper" || true
+done
+say "the command that started this is gone"
+exit 129

@@ -1,22 +1,38 @@
 // Keeps one service running for `npm start` (crash-only: whatever exits is started again).
-//   node infra/dev/supervise.mjs <name> <log file> <command> [args...]
+//   TRIBUTARY_RUN_DIR=<dir> node infra/dev/supervise.mjs <name> <log file> <command> [args...]
 // The command's stdout and stderr are appended to the log file. When it exits, this prints which
 // service exited, its exit code or signal and its last error line (the last JSON line with
 // level >= 50, else the last line), then starts it again after a backoff: 1 s doubling to 30 s,
-// back to 1 s once a run lasted a minute. SIGINT/SIGTERM stop it: the service gets one SIGTERM
-// (its graceful shutdown with a deadline) and this exits when the service has.
+// back to 1 s once a run lasted a minute.
+//
+// Each run of the service is a process group of its own (so that a Ctrl-C in the terminal reaches
+// it once, through this, not twice), recorded as <run dir>/<name>/<pgid> while any process of it
+// lives. SIGINT, SIGTERM or SIGHUP, or start-all going away (this process's parent changes), stop
+// it: SIGTERM to the service's whole group (its graceful shutdown, SHUTDOWN_DEADLINE_MS), SIGKILL
+// to what is left of the group 1 s after that deadline; this exits when the group is gone. Should
+// this process die without doing so (SIGKILL), a guard it started in a session of its own
+// (stop-groups.sh, which waits for its stdin from here to close) stops the recorded groups.
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const [name, logFile, command, ...args] = process.argv.slice(2);
-if (!name || !logFile || !command) {
-  console.error('usage: supervise.mjs <name> <log file> <command> [args...]');
+const runDir = process.env.TRIBUTARY_RUN_DIR;
+if (!name || !logFile || !command || !runDir) {
+  console.error('usage: TRIBUTARY_RUN_DIR=<dir> supervise.mjs <name> <log file> <command> [args...]');
   process.exit(2);
 }
 
 const MIN_DELAY_MS = 1_000;
 const MAX_DELAY_MS = 30_000;
 const HEALTHY_RUN_MS = 60_000;
+// The services' own shutdown deadline (packages/config), after which they force their exit.
+const DEADLINE_MS = Number(process.env.SHUTDOWN_DEADLINE_MS) || 10_000;
+const KILL_AFTER_MS = DEADLINE_MS + 1_000;
+// What a service leaves in its group when it exits (tsx's esbuild exits when its parent has) gets
+// this long to go before it is killed, so that no leftover holds a port the next run needs.
+const LEFTOVER_GRACE_MS = 1_000;
 // What the exit codes of packages/runtime's shutdown mean.
 const EXIT_MEANING = {
   0: 'stopped cleanly',
@@ -27,8 +43,20 @@ const EXIT_MEANING = {
 };
 
 const say = (line) => process.stderr.write(`[start] ${line}\n`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const recordDir = join(runDir, name);
+mkdirSync(recordDir, { recursive: true });
+// This process holds the write end of the guard's stdin, which the kernel closes when it dies.
+spawn('bash', [fileURLToPath(new URL('stop-groups.sh', import.meta.url)), '--when-stdin-closes', recordDir], {
+  detached: true,
+  stdio: ['pipe', 'ignore', 'inherit'],
+}).once('error', (err) => say(`${name}: could not start its guard (stop-groups.sh): ${err.message}`));
+
 let child = null;
+/** The process group of the current run (its first process's pid) until it is gone. */
+let group = null;
 let stopping = false;
+let killedAtDeadline = false;
 let delayMs = MIN_DELAY_MS;
 let restarts = 0;
 let wake = null;
@@ -38,9 +66,12 @@ function run() {
     const offset = sizeOf(logFile);
     const out = openSync(logFile, 'a');
     const started = Date.now();
-    // Its own process group: a Ctrl-C in the terminal reaches it once, through us, not twice.
     child = spawn(command, args, { stdio: ['ignore', out, out], detached: true });
     closeSync(out);
+    if (child.pid !== undefined) {
+      group = child.pid;
+      writeFileSync(join(recordDir, String(group)), `${name}\n`);
+    }
     child.once('error', (err) => {
       say(`${name}: could not start ${command}: ${err.message}`);
     });
@@ -51,15 +82,53 @@ function run() {
   });
 }
 
-function stop(signal) {
+/** Sends `signal` to every process of the group; false when none is left. */
+function signalGroup(pgid, signal) {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+/** Once the service's first process has exited: the rest of its group goes, then its record. */
+async function endGroup() {
+  if (group === null) return;
+  const until = Date.now() + LEFTOVER_GRACE_MS;
+  while (signalGroup(group, 0) && Date.now() < until) await sleep(50);
+  if (signalGroup(group, 'SIGKILL')) {
+    if (!killedAtDeadline) say(`${name}: killed what its run left in process group ${group}`);
+    for (let i = 0; i < 100 && signalGroup(group, 0); i++) await sleep(20);
+  }
+  rmSync(join(recordDir, String(group)), { force: true });
+  group = null;
+}
+
+function stop(why) {
   if (stopping) return;
   stopping = true;
-  if (child) child.kill('SIGTERM');
-  else process.exit(signal === 'SIGINT' ? 130 : 0);
+  if (group === null) process.exit(why === 'SIGINT' ? 130 : 0);
+  signalGroup(group, 'SIGTERM');
+  setTimeout(() => {
+    if (group !== null && signalGroup(group, 'SIGKILL')) {
+      killedAtDeadline = true;
+      say(`${name}: still running ${KILL_AFTER_MS / 1000} s after SIGTERM; killed process group ${group}`);
+    }
+  }, KILL_AFTER_MS);
   wake?.();
 }
 process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGTERM', () => stop('SIGTERM'));
+// The terminal went away: nothing would stop the service later.
+process.on('SIGHUP', () => stop('SIGHUP'));
+// start-all gone without stopping this (SIGKILLed): this process's parent is then another one.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid === parent || stopping) return;
+  say(`${name}: the npm start that ran it is gone; stopping ${name}`);
+  stop('parent gone');
+}, 1_000).unref();
 
 function sizeOf(file) {
   try {
@@ -119,6 +188,7 @@ function describe(entry) {
 async function superviseForever() {
   for (;;) {
     const exit = await run();
+    await endGroup();
     if (stopping) process.exit(exit.code ?? 0);
     const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
     const meaning = exit.code !== null && EXIT_MEANING[exit.code] ? `, ${EXIT_MEANING[exit.code]}` : '';

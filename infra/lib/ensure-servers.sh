@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sourced by the entry scripts that need the real servers (the test command, benchmarks, status):
+# Sourced by the entry scripts that need the real servers (npm start, the test command, benchmarks, status):
 # the servers named by DATABASE_URL / REDIS_URL / KAFKA_BROKERS / RPC_URL are used as given; the
 # missing ones are started (or found running) by infra/local/up.sh and left running, and their
 # addresses exported.
