@@ -1,6 +1,7 @@
 import {
   DEAD_LETTER_TOPIC,
   createDeadLetters,
+  createGapGuard,
   createIdempotentProducer,
   createKafka,
   createLagProbe,
@@ -8,11 +9,12 @@ import {
   kafkaClientLogger,
   topicName,
 } from '@tributary/bus';
-import { createPool, deadLettersAcknowledgedAt, migrate } from '@tributary/db';
+import { createGapRepairStore, createPool, deadLettersAcknowledgedAt, migrate } from '@tributary/db';
 import {
   EXIT_CODES,
   type ProgressWatchdog,
   bootService,
+  createConsumerGapCounter,
   createConsumerLagGauge,
   createDeadLetterAlarm,
   createProgressWatchdog,
@@ -93,11 +95,26 @@ createConsumerLagGauge(metrics, env.KAFKA_GROUP_ID, () => lagProbe.lag());
 let watchdog: ProgressWatchdog | undefined;
 health.addCheck('progress', () => watchdog?.check());
 
+// A broker that lost its log (recreated without its volume, retention shorter than an outage)
+// never makes the projector skip blocks: the follower publishes the missing ones again.
+const gapAdmin = kafka.admin();
+const countGap = createConsumerGapCounter(metrics, env.KAFKA_GROUP_ID);
+const gapGuard = createGapGuard({
+  admin: gapAdmin,
+  topic,
+  groupId: env.KAFKA_GROUP_ID,
+  ...createGapRepairStore(pool, env.KAFKA_GROUP_ID),
+  logger,
+  onGap: (gap) => countGap(gap.kind),
+});
+health.addCheck('gaps', () => gapGuard.check());
+
 const consumer = createBlockConsumer({
   kafka,
   topic,
   groupId: env.KAFKA_GROUP_ID,
   projector: createBlockProjector({ pool, logger, metrics }),
+  gapGuard,
   deadLetters: createDeadLetters({
     producer,
     topicPrefix: env.KAFKA_TOPIC_PREFIX,
@@ -126,7 +143,9 @@ shutdown.register('supply-check', 'intake', () => supplyCheck.stop());
 // consumer.stop() waits for the in-flight chunks (their transactions and offset commits), then leaves the group.
 shutdown.register('kafka-consumer', 'intake', () => consumer.stop());
 shutdown.register('watchdog', 'intake', () => watchdog?.stop());
+shutdown.register('gap-guard', 'drain', () => gapGuard.stop());
 shutdown.register('lag-probe', 'close', () => lagProbe.close());
+shutdown.register('gap-admin', 'close', () => gapAdmin.disconnect());
 shutdown.register('dead-letter-producer', 'close', () => producer.disconnect());
 shutdown.register('pg', 'close', () => pool.end());
 // Served first, so that /readyz says what is missing while PostgreSQL or Kafka is away at start.
@@ -136,6 +155,7 @@ await service.untilUp('kafka', () =>
   ensureTopics(kafka, [{ topic }, { topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC) }]),
 );
 await service.untilUp('kafka', () => producer.connect());
+await service.untilUp('kafka', () => gapAdmin.connect());
 await service.untilUp('kafka', () => consumer.start());
 watchdog = createProgressWatchdog({
   name: 'projector',

@@ -1,6 +1,7 @@
 import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
 import {
   bootService,
+  createConsumerGapCounter,
   createConsumerLagGauge,
   createDeadLetterAlarm,
   serveOps,
@@ -34,6 +35,7 @@ const setAside = createDeadLetterAlarm({
   acknowledgedAt: () => deadLettersAcknowledgedAt(pool),
 });
 const matcherMetrics = createMatcherMetrics(metrics);
+const countGap = createConsumerGapCounter(metrics, env.MATCHER_GROUP_ID);
 
 const matcher = createMatcher({
   pool,
@@ -61,10 +63,12 @@ const matcher = createMatcher({
       reason: letter.reason,
     }),
   metrics: matcherMetrics,
+  onGap: (gap) => countGap(gap.kind),
 });
 matcherMetrics.countStreams(() => matcher.streamCounts());
 createConsumerLagGauge(metrics, env.MATCHER_GROUP_ID, () => matcher.lag());
 health.addCheck('matcher', () => matcher.checkReady());
+health.addCheck('gaps', () => matcher.checkGaps());
 health.addCheck('postgres', async () => {
   await pool.query('SELECT 1');
 });

@@ -14,3 +14,4 @@ export { createLagProbe } from './createLagProbe.ts';
 export { kafkaClientLogger } from './kafkaClientLogger.ts';
 export { createStreamChangeAnnouncer, streamChangeOf } from './createStreamChangeAnnouncer.ts';
 export { type StoredDeadLetter, readDeadLetters } from './readDeadLetters.ts';
+export { type Gap, type GapGuard, createGapGuard } from './createGapGuard.ts';

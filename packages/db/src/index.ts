@@ -170,5 +170,7 @@ export {
   listOpenBackfills,
   nextBackfillRequest,
   requestBackfill,
+  requestBackfillOnce,
 } from './chain/backfillRequests.ts';
 export { acknowledgeDeadLetters, deadLettersAcknowledgedAt } from './ops/deadLetterAcks.ts';
+export { createGapRepairStore } from './chain/gapRepairStore.ts';

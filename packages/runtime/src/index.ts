@@ -14,4 +14,5 @@ export { createDeadLetterCounter } from './createDeadLetterCounter.ts';
 export { type SetAside, createDeadLetterAlarm } from './createDeadLetterAlarm.ts';
 export { retryDelayMs } from './retryDelayMs.ts';
 export { createConsumerLagGauge } from './createConsumerLagGauge.ts';
+export { createConsumerGapCounter } from './createConsumerGapCounter.ts';
 export { type PoolCounts, createPoolGauges } from './createPoolGauges.ts';

@@ -1,4 +1,4 @@
-import { type DeadLetters, createGroupConsumer } from '@tributary/bus';
+import { type DeadLetters, type GapGuard, createGroupConsumer } from '@tributary/bus';
 import { type Logger, retryDelayMs } from '@tributary/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Outage } from '../health/createOutage.ts';
@@ -30,6 +30,8 @@ export function createBlockConsumer(deps: {
   groupId: string;
   projector: BlockProjector;
   deadLetters: DeadLetters;
+  /** Checks that no message of the topic is missing, and has lost ones published again. */
+  gapGuard?: GapGuard;
   logger: Logger;
   /** Where failures of the transactions and of the Kafka calls are reported (once per outage). */
   outages: { postgres: Outage; kafka: Outage };
@@ -77,10 +79,14 @@ export function createBlockConsumer(deps: {
     commit: async (topic, partition, offset) => {
       await consumer.commitOffsets([{ topic, partition, offset }]);
     },
-    seek: (topic, partition, offset) => consumer.seek({ topic, partition, offset }),
+    seek: (topic, partition, offset) => {
+      consumer.seek({ topic, partition, offset });
+      deps.gapGuard?.sought(partition, offset);
+    },
     onCommitted: (chunk, out, ms) => {
       attempts = 0;
       triage.committed(chunk.partition, (BigInt(chunk.lastOffset) + 1n).toString());
+      for (const e of chunk.events) deps.gapGuard?.processed(e);
       deps.outages.postgres.recovered();
       deps.outages.kafka.recovered();
       for (const letter of chunk.deadLetters) {
@@ -96,8 +102,9 @@ export function createBlockConsumer(deps: {
   });
 
   let stopping = false;
-  consumer.on(consumer.events.GROUP_JOIN, () => {
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     pipeline.reset();
+    deps.gapGuard?.joined(payload.memberAssignment);
     // kafkajs emits no CONNECT when it restarts a crashed consumer: joining is being connected.
     setConnected(true);
   });
@@ -188,6 +195,8 @@ export function createBlockConsumer(deps: {
           }
           if (!proceed()) return;
 
+          // A message missing from the partition (a broker that lost its log) is published again.
+          for (const m of batch.messages) await deps.gapGuard?.read(partition, m.offset);
           const chunks = triage.split(partition, batch.messages, maxTransactionBytes);
           const decode = (messages: typeof batch.messages) =>
             decodeChunk(topic, partition, messages, triage.setAsideReason);
@@ -196,6 +205,7 @@ export function createBlockConsumer(deps: {
           for (let i = 0; i < chunks.length && decoding; i++) {
             const chunk = await decoding;
             if (!proceed()) break;
+            for (const e of chunk.events) await deps.gapGuard?.readEvent(e);
             const previousDone = pipeline.push(chunk);
             decoding = chunks[i + 1] ? decode(chunks[i + 1]!) : undefined;
             // At most two chunks in flight: this one, and the one before until it is done.

@@ -2,14 +2,16 @@ import { randomUUID } from 'node:crypto';
 import {
   DEAD_LETTER_TOPIC,
   type DeadLetter,
+  type Gap,
   blockEventCodec,
   createDeadLetters,
+  createGapGuard,
   createKafka,
   createLagProbe,
   jsonCodec,
   kafkaClientLogger,
 } from '@tributary/bus';
-import type { Pool } from '@tributary/db';
+import { type Pool, createGapRepairStore } from '@tributary/db';
 import {
   PermanentFailure,
   createOutageLog,
@@ -48,6 +50,8 @@ export interface MatcherOptions {
   onDeadLetter?: (letter: DeadLetter) => void;
   /** Time per block, matches and deliveries created. */
   metrics?: MatcherMetrics;
+  /** A gap found in the block topic (the broker lost messages): counted; the blocks are published again. */
+  onGap?: (gap: Gap) => void;
 }
 
 export interface Matcher {
@@ -65,6 +69,8 @@ export interface Matcher {
   streamCounts(): Map<StreamStatus, number>;
   /** The block consumer group's messages not yet committed (asks the broker). */
   lag(): Promise<number>;
+  /** Readiness: throws naming the gaps in the block topic whose blocks are being published again. */
+  checkGaps(): Promise<void>;
 }
 
 /**
@@ -126,6 +132,17 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     opts.onFatal?.(reason, err);
   };
   const lagProbe = createLagProbe(kafka, { groupId: opts.kafka.groupId, topic: blocksTopic });
+  // A broker that lost its log (recreated without its volume, retention shorter than an outage)
+  // never makes the matcher skip blocks: the follower publishes the missing ones again.
+  const gapAdmin = kafka.admin();
+  const gapGuard = createGapGuard({
+    admin: gapAdmin,
+    topic: blocksTopic,
+    groupId: opts.kafka.groupId,
+    ...createGapRepairStore(opts.pool, opts.kafka.groupId),
+    logger,
+    ...(opts.onGap ? { onGap: opts.onGap } : {}),
+  });
   const watchdog = createProgressWatchdog({
     name: 'block consumer',
     logger,
@@ -176,6 +193,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   // first block, sees every change committed before any block of the batch was published: at the
   // head that is a check per block, while catching up one per few hundred blocks.
   let checkDue = true;
+  blocks.on(blocks.events.GROUP_JOIN, ({ payload }) => gapGuard.joined(payload.memberAssignment));
   blocks.on(blocks.events.START_BATCH_PROCESS, () => {
     checkDue = true;
   });
@@ -279,6 +297,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
         changes.seek({ topic: changesTopic, partition, offset });
       }
 
+      await untilUp('kafka (gap guard)', () => gapAdmin.connect());
       await untilUp('kafka (block consumer)', () => blocks.connect());
       await blocks.subscribe({ topic: blocksTopic, fromBeginning: true });
       await blocks.run({
@@ -286,6 +305,8 @@ export function createMatcher(opts: MatcherOptions): Matcher {
         // rows are committed. A failure (PostgreSQL away) is retried here, with backoff and a
         // heartbeat, until it succeeds or the matcher stops: a block is never skipped.
         eachMessage: async ({ message, partition, heartbeat }) => {
+          // A message missing from the partition (a broker that lost its log) is published again.
+          await gapGuard.read(partition, message.offset);
           let event: BlockEvent;
           try {
             event = blockEventCodec.decode(message.value);
@@ -294,6 +315,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
             watchdog.progress();
             return;
           }
+          await gapGuard.readEvent(event);
           const startedAt = performance.now();
           let enqueued: number;
           try {
@@ -317,6 +339,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
             return;
           }
           opts.metrics?.blockEvaluated(event.type, (performance.now() - startedAt) / 1000);
+          gapGuard.processed(event);
           watchdog.progress();
           kafkaOutage.ok();
           logger.debug(
@@ -354,6 +377,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
       watchdog.stop();
       clearInterval(reconcileTimer);
       await Promise.allSettled([blocks.stop(), changes.stop()]);
+      await gapGuard.stop(); // the positions of the blocks evaluated, while PostgreSQL is still open
     },
     async close() {
       await Promise.allSettled([
@@ -361,6 +385,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
         changes.disconnect(),
         producer.disconnect(),
         lagProbe.close(),
+        gapAdmin.disconnect(),
       ]);
       // The per-instance changes group is useless after this instance stops.
       const admin = kafka.admin();
@@ -384,6 +409,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     streamStatus: (streamId) => store.get(streamId)?.status,
     streamCounts: () => store.countByStatus(),
     lag: () => lagProbe.lag(),
+    checkGaps: () => gapGuard.check(),
   };
 }
 

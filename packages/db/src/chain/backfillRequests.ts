@@ -53,6 +53,22 @@ export async function requestBackfill(
   return toRequest(rows[0]!);
 }
 
+/**
+ * A request for exactly this range: the open one when there is one (two consumers that find the
+ * same gap in the block topic ask once), else a new one.
+ */
+export async function requestBackfillOnce(
+  db: Db,
+  r: { chainId: number; fromBlock: number; toBlock: number },
+): Promise<BackfillRequest> {
+  const { rows } = await db.query<RawRow>(
+    `SELECT ${COLUMNS} FROM backfill_requests
+      WHERE chain_id = $1 AND from_block = $2 AND to_block = $3 AND finished_at IS NULL ORDER BY id LIMIT 1`,
+    [r.chainId, r.fromBlock, r.toBlock],
+  );
+  return rows[0] ? toRequest(rows[0]) : requestBackfill(db, r);
+}
+
 export async function getBackfillRequest(db: Db, id: string): Promise<BackfillRequest | undefined> {
   const { rows } = await db.query<RawRow>(`SELECT ${COLUMNS} FROM backfill_requests WHERE id = $1`, [id]);
   return rows[0] ? toRequest(rows[0]) : undefined;
