@@ -159,6 +159,12 @@ const blockBody = {
    */
   hasTransactions: z.boolean(),
   hasInternalTransactions: z.boolean(),
+  /**
+   * Whether the code presence of the transfer parties first seen in this block was read
+   * (`accounts`): false when the follower runs with FETCH_ACCOUNT_KINDS off (owners' is_contract
+   * is then unknown for them). Absent in events published before it was stated.
+   */
+  hasAccountKinds: z.boolean().optional(),
 };
 
 /** The common case of a log, checked by hand: lower-case hex, as the follower writes it. */

@@ -182,6 +182,7 @@ export function createBlockEnricher(deps: {
         accounts: (kindsByBlock.get(b.header.number) ?? []).map((k) => k.kind),
         hasTransactions: b.transactions !== null,
         hasInternalTransactions: b.internalTransactions !== null,
+        hasAccountKinds: deps.accountKinds !== false,
       }));
       return {
         bodies,
