@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { chainsEnv, databaseEnv, envInt, envPort, logEnv, parseEnv, redisEnv } from '@tributary/config';
 import { z } from 'zod';
+import { HTTP_LIMIT_DEFAULTS, type HttpLimits } from './app/httpLimits.ts';
 import { streamsEnv } from './streams/createStreamServices.ts';
 
 const DEV_ENVIRONMENTS = new Set(['development', 'test']);
@@ -17,6 +18,10 @@ export const envSchema = z
     NODE_ENV: z.string().optional(),
     HTTP_PORT: envPort(8080),
     HTTP_HOST: z.string().min(1).default('127.0.0.1'),
+    HTTP_HEADERS_TIMEOUT_MS: envInt(HTTP_LIMIT_DEFAULTS.headersTimeoutMs, 1),
+    HTTP_REQUEST_TIMEOUT_MS: envInt(HTTP_LIMIT_DEFAULTS.requestTimeoutMs, 0),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: envInt(HTTP_LIMIT_DEFAULTS.keepAliveTimeoutMs, 0),
+    HTTP_MAX_CONNECTIONS: envInt(HTTP_LIMIT_DEFAULTS.maxConnections, 0),
     /** Signs pagination cursors; every gateway behind one load balancer needs the same value. */
     CURSOR_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     /** Requests per second per API key; 0 turns rate limiting off. */
@@ -33,6 +38,13 @@ export const envSchema = z
     TRANSFER_CHECKPOINT_BLOCKS: envInt(256, 1),
   })
   .superRefine((env, ctx) => {
+    if (env.HTTP_REQUEST_TIMEOUT_MS > 0 && env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['HTTP_HEADERS_TIMEOUT_MS'],
+        message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
+      });
+    }
     if (env.CURSOR_SECRET === undefined && !DEV_ENVIRONMENTS.has(env.NODE_ENV ?? '')) {
       ctx.addIssue({
         code: 'custom',
@@ -44,6 +56,12 @@ export const envSchema = z
   .transform((env) => ({
     ...env,
     cursorSecretDerived: env.CURSOR_SECRET === undefined,
+    httpLimits: {
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: env.HTTP_MAX_CONNECTIONS,
+    } satisfies HttpLimits,
     // Development only: derived from the database URL so that local gateways agree with each other.
     CURSOR_SECRET:
       env.CURSOR_SECRET ??

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createChainRegistry } from '@tributary/chains';
 import { createPool } from '@tributary/db';
-import { bootService, createPoolGauges } from '@tributary/runtime';
+import { Counter, bootService, createPoolGauges } from '@tributary/runtime';
 import { Redis } from 'ioredis';
 import { createApp } from './app/createApp.ts';
 import { createHttpServer } from './app/createHttpServer.ts';
@@ -65,12 +65,18 @@ const app = createApp({
   mountStreams: (router) => mountStreamRoutes(router, streams.deps),
 });
 
-const server = createHttpServer(app).listen(env.HTTP_PORT, env.HTTP_HOST);
+const server = createHttpServer(app, env.httpLimits).listen(env.HTTP_PORT, env.HTTP_HOST);
 await new Promise<void>((resolve, reject) => {
   server.once('listening', resolve);
   server.once('error', reject);
 });
-server.keepAliveTimeout = 5_000;
+
+const refusedConnections = new Counter({
+  name: 'tributary_gateway_connections_refused_total',
+  help: 'Connections closed as soon as accepted: HTTP_MAX_CONNECTIONS were open',
+  registers: [service.metrics],
+});
+server.on('drop', () => refusedConnections.inc());
 
 // Stop accepting, let in-flight requests finish (idle keep-alive sockets are closed at once),
 // then close the pools.

@@ -1,5 +1,6 @@
 import { IncomingMessage, type Server, ServerResponse, createServer } from 'node:http';
 import type { Express } from 'express';
+import { HTTP_LIMIT_DEFAULTS, type HttpLimits } from './httpLimits.ts';
 import { answerClientError, answerConnect } from '../errors/answerClientError.ts';
 
 /**
@@ -13,13 +14,12 @@ import { answerClientError, answerConnect } from '../errors/answerClientError.ts
  */
 export function createHttpServer(
   app: Express,
-  opts: {
-    /** Time to receive a whole request, headers and body (Node's default: 5 min); then a 408. */
-    requestTimeoutMs?: number;
-    /** How often that time is checked (Node's default: 30 s). */
+  opts: Partial<HttpLimits> & {
+    /** How often the header and request times are checked (Node's default: 30 s). */
     timeoutCheckMs?: number;
   } = {},
 ): Server {
+  const limits = { ...HTTP_LIMIT_DEFAULTS, ...opts };
   // Node's own constructors are plain functions: called on an object of the subclass, they set up
   // the stream state exactly as for their own instances.
   function AppRequest(this: IncomingMessage, ...args: ConstructorParameters<typeof IncomingMessage>) {
@@ -34,11 +34,21 @@ export function createHttpServer(
     {
       IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
       ServerResponse: AppResponse as unknown as typeof ServerResponse,
-      ...(opts.requestTimeoutMs === undefined ? {} : { requestTimeout: opts.requestTimeoutMs }),
-      ...(opts.timeoutCheckMs === undefined ? {} : { connectionsCheckingInterval: opts.timeoutCheckMs }),
+      requestTimeout: limits.requestTimeoutMs,
+      // Node refuses a header time longer than the request time (both bound the same bytes).
+      headersTimeout:
+        limits.requestTimeoutMs > 0
+          ? Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs)
+          : limits.headersTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Checked every second: with Node's 30 s, a 10 s header time would hold a connection up to 40 s.
+      connectionsCheckingInterval: opts.timeoutCheckMs ?? 1_000,
     },
     app,
   );
+  // Past the cap a new connection is closed as soon as it is accepted: the process keeps its
+  // sockets and memory for the connections it serves (ops endpoints are on their own server).
+  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
   // Requests Node refuses before express sees them (and late ones) still get a JSON error body.
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
