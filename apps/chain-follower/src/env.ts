@@ -1,6 +1,7 @@
 import {
   chainsEnv,
   databaseEnv,
+  databaseTimeoutsEnv,
   envBoolean,
   envInt,
   kafkaEnv,
@@ -15,6 +16,8 @@ export const envSchema = z.object({
   ...logEnv,
   ...opsEnv(9101),
   ...databaseEnv,
+  // Its statements are small writes of blocks and of the checkpoint.
+  ...databaseTimeoutsEnv({ statementMs: 60_000, idleInTransactionMs: 60_000 }),
   ...kafkaEnv,
   ...rpcEnv,
   /** Several URLs of one chain, in order of preference (failover); RPC_URL alone when absent. */

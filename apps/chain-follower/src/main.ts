@@ -39,6 +39,10 @@ const pool = createPool({
   connectionString: env.DATABASE_URL,
   max: env.DATABASE_POOL_SIZE,
   application: 'chain-follower',
+  timeouts: {
+    statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+    idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  },
 });
 createPoolGauges(metrics, pool);
 // kafkajs logs every failed connection of a broker restart: one outage line instead, ended by

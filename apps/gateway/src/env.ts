@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { chainsEnv, databaseEnv, envInt, envPort, logEnv, parseEnv, redisEnv } from '@tributary/config';
+import {
+  chainsEnv,
+  databaseEnv,
+  databaseTimeoutsEnv,
+  envInt,
+  envPort,
+  logEnv,
+  parseEnv,
+  redisEnv,
+} from '@tributary/config';
 import { z } from 'zod';
 import { HTTP_LIMIT_DEFAULTS, type HttpLimits } from './app/httpLimits.ts';
 import { streamsEnv } from './streams/createStreamServices.ts';
@@ -13,6 +22,9 @@ export const envSchema = z
   .object({
     ...logEnv,
     ...databaseEnv,
+    // Its queries are short index range scans (milliseconds) and the stream writes (50,000
+    // addresses in about a second): a query past 10 s is stuck, and ends well before a client gives up.
+    ...databaseTimeoutsEnv({ statementMs: 10_000, idleInTransactionMs: 10_000 }),
     ...redisEnv,
     ...streamsEnv,
     NODE_ENV: z.string().optional(),

@@ -1,10 +1,23 @@
-import { databaseEnv, envInt, kafkaEnv, logEnv, opsEnv, parseEnv, rpcEnv } from '@tributary/config';
+import {
+  databaseEnv,
+  databaseTimeoutsEnv,
+  envInt,
+  kafkaEnv,
+  logEnv,
+  opsEnv,
+  parseEnv,
+  rpcEnv,
+} from '@tributary/config';
 import { z } from 'zod';
 
 export const envSchema = z.object({
   ...logEnv,
   ...opsEnv(9102),
   ...databaseEnv,
+  // A batch's longest statement COPYs at most MAX_TRANSACTION_BYTES of events (about a second
+  // at the measured backfill rate), and a begun batch waits for the one before it to commit: two minutes
+  // is far beyond both (and within WATCHDOG_EXIT_MS) yet ends a statement stuck on a lock.
+  ...databaseTimeoutsEnv({ statementMs: 120_000, idleInTransactionMs: 120_000 }),
   ...kafkaEnv,
   ...rpcEnv,
   /** How often totalSupply() is compared with the indexed supply (rebasing, fee-on-transfer); 0 = never. */

@@ -71,6 +71,10 @@ const pool = createPool({
   connectionString: env.DATABASE_URL,
   max: env.DATABASE_POOL_SIZE,
   application: 'projector',
+  timeouts: {
+    statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+    idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  },
 });
 createPoolGauges(metrics, pool);
 // An idle connection that PostgreSQL closes (a restart) is reported here; the pool replaces it.

@@ -1,5 +1,6 @@
 import {
   databaseEnv,
+  databaseTimeoutsEnv,
   envInt,
   extraRpcUrlsEnv,
   kafkaEnv,
@@ -16,6 +17,8 @@ export const envSchema = z.object({
   ...logEnv,
   ...opsEnv(9103),
   ...databaseEnv,
+  // Its longest statement loads every stream's addresses (a million in seconds).
+  ...databaseTimeoutsEnv({ statementMs: 60_000, idleInTransactionMs: 60_000 }),
   ...redisEnv,
   ...kafkaEnv,
   /** The node that trigger calls and native balances of chain CHAIN_ID read from. */

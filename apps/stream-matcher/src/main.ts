@@ -24,6 +24,10 @@ const pool = createPool({
   connectionString: env.DATABASE_URL,
   max: env.DATABASE_POOL_SIZE,
   application: 'stream-matcher',
+  timeouts: {
+    statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+    idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  },
 });
 createPoolGauges(metrics, pool);
 pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));

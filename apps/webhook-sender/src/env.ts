@@ -1,5 +1,6 @@
 import {
   databaseEnv,
+  databaseTimeoutsEnv,
   envInt,
   kafkaEnv,
   logEnv,
@@ -17,6 +18,8 @@ export const envSchema = z.object({
   ...logEnv,
   ...opsEnv(9104),
   ...databaseEnv,
+  // Its statements are single deliveries, batches of them and the gauges' counts.
+  ...databaseTimeoutsEnv({ statementMs: 60_000, idleInTransactionMs: 60_000 }),
   ...redisEnv,
   ...kafkaEnv,
   ...webhookQueueEnv,

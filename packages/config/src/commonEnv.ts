@@ -13,6 +13,15 @@ export const databaseEnv = {
   DATABASE_POOL_SIZE: envInt(10, 1),
 };
 
+/**
+ * PostgreSQL's limits on each session of the service's pool, with defaults that fit what the
+ * service does (see createPool's PoolTimeouts). 0: no limit.
+ */
+export const databaseTimeoutsEnv = (defaults: { statementMs: number; idleInTransactionMs: number }) => ({
+  DATABASE_STATEMENT_TIMEOUT_MS: envInt(defaults.statementMs, 0),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: envInt(defaults.idleInTransactionMs, 0),
+});
+
 export const redisEnv = {
   REDIS_URL: z.string().url().default('redis://127.0.0.1:56379'),
 };

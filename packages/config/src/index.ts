@@ -2,6 +2,7 @@ export { EnvError, envBoolean, envInt, envList, envPort, parseEnv } from './pars
 export {
   chainsEnv,
   databaseEnv,
+  databaseTimeoutsEnv,
   extraRpcUrlsEnv,
   kafkaEnv,
   logEnv,

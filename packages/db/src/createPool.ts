@@ -1,6 +1,29 @@
 import pg from 'pg';
 
 /**
+ * PostgreSQL's limits on each session of a pool. Without them a statement stuck on a lock, or a
+ * transaction its process left open, holds a connection (and its locks) without end.
+ */
+export interface PoolTimeouts {
+  /** Longest a statement runs before PostgreSQL cancels it (SQLSTATE 57014, a transient failure); 0: none. */
+  statementTimeoutMs: number;
+  /**
+   * Longest a transaction may wait between two of its statements before PostgreSQL ends the
+   * session (and rolls it back); 0: none.
+   */
+  idleInTransactionTimeoutMs: number;
+}
+
+/**
+ * For pools whose service sets nothing (tests, the command-line tools): a minute for any one
+ * statement or wait inside a transaction. Services set their own (DATABASE_STATEMENT_TIMEOUT_MS).
+ */
+export const POOL_TIMEOUT_DEFAULTS: Readonly<PoolTimeouts> = {
+  statementTimeoutMs: 60_000,
+  idleInTransactionTimeoutMs: 60_000,
+};
+
+/**
  * A pg pool with the project's settings. An idle client that fails (PostgreSQL restarted, the
  * connection terminated by an administrator: 57P01) is dropped by the pool, which connects anew
  * on the next query; pg reports it as an `error` event on the pool, which without a listener
@@ -9,12 +32,23 @@ import pg from 'pg';
  * (pool.end() resolves before its clients have finished closing: a database dropped right after
  * terminates them, which is how test runs met that crash.) Checked-out clients get one too.
  */
-export function createPool(opts: { connectionString: string; max?: number; application?: string }): pg.Pool {
+export function createPool(opts: {
+  connectionString: string;
+  max?: number;
+  application?: string;
+  /** Session limits of every connection (defaults: POOL_TIMEOUT_DEFAULTS). */
+  timeouts?: Partial<PoolTimeouts>;
+}): pg.Pool {
+  const timeouts = { ...POOL_TIMEOUT_DEFAULTS, ...opts.timeouts };
   const pool = new pg.Pool({
     connectionString: opts.connectionString,
     max: opts.max ?? 10,
     application_name: opts.application ?? 'tributary',
     idleTimeoutMillis: 30_000,
+    // Sent with the connection's start-up packet: no round trip per query. pg sends nothing for 0
+    // (PostgreSQL's own default, no limit).
+    statement_timeout: timeouts.statementTimeoutMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
   });
   pool.on('error', () => undefined);
   // A checked-out client has no pool listener: a connection that dies between two of its queries

@@ -1,5 +1,11 @@
 export { MIGRATIONS_DIR, type Migration, loadMigrations, migrate } from './migrate.ts';
-export { createPool, type Pool, type PoolClient } from './createPool.ts';
+export {
+  POOL_TIMEOUT_DEFAULTS,
+  type PoolTimeouts,
+  createPool,
+  type Pool,
+  type PoolClient,
+} from './createPool.ts';
 export { bytesToHex, hexToBytes, nullableBytesToHex } from './bytes.ts';
 export {
   API_KEY_PREFIX_LENGTH,

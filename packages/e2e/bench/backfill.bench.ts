@@ -121,7 +121,8 @@ try {
 
   const dbUrl = await createDatabase(`bench_backfill_${id}`);
   await migrate(dbUrl);
-  const pool = createPool({ connectionString: dbUrl, max: 2 });
+  // Reads every projected row at the end: no statement limit.
+  const pool = createPool({ connectionString: dbUrl, max: 2, timeouts: { statementTimeoutMs: 0 } });
   const common = {
     DATABASE_URL: dbUrl,
     KAFKA_BROKERS: BROKERS,
@@ -264,7 +265,8 @@ try {
   // Raw COPY of the same rows into the same (indexed) tables of a fresh database, same run.
   const copyUrl = await createDatabase(`bench_copy_${id}`);
   await migrate(copyUrl);
-  const copyPool = createPool({ connectionString: copyUrl, max: 1 });
+  // One COPY of every row of a table: no statement limit.
+  const copyPool = createPool({ connectionString: copyUrl, max: 1, timeouts: { statementTimeoutMs: 0 } });
   const rawCopy: Record<string, { rows: number; seconds: number; rowsPerSec: number }> = {};
   let rawCopyCpu = cpuSecondsBetween(cpuSnapshot(), cpuSnapshot());
   for (const table of PROJECTED_TABLES) {

@@ -14,6 +14,8 @@ describe('classifyFailure', () => {
       [withCode('40P01', 'deadlock detected'), 'transient'],
       [withCode('55P03', 'lock not available'), 'transient'],
       [withCode('57014', 'canceling statement due to statement timeout'), 'transient'],
+      // A session PostgreSQL ended for waiting inside a transaction (its process was slow, not the input).
+      [withCode('25P03', 'terminating connection due to idle-in-transaction timeout'), 'transient'],
       [new Error('Connection terminated unexpectedly'), 'transient'],
       [new Error('timeout exceeded when trying to connect'), 'transient'],
       [

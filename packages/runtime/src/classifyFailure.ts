@@ -20,9 +20,11 @@ export interface Failure {
   why: string;
 }
 
-// SQLSTATE classes and codes that a later try can clear.
+// SQLSTATE classes and codes that a later try can clear. 25P03: PostgreSQL ended a session that
+// waited too long inside a transaction (idle_in_transaction_session_timeout), which says nothing
+// of the input, though its class is invalid transaction state.
 const PG_TRANSIENT_CLASSES = new Set(['08', '53', '57', '58']);
-const PG_TRANSIENT_CODES = new Set(['40001', '40P01', '55P03', '55006', '57014']);
+const PG_TRANSIENT_CODES = new Set(['40001', '40P01', '55P03', '55006', '57014', '25P03']);
 // Classes that fail the same way again: data exceptions, integrity constraints, invalid state,
 // syntax or undefined objects, feature not supported, invalid transaction/cursor state, P0001 (raise).
 const PG_DETERMINISTIC_CLASSES = new Set([
@@ -54,6 +56,7 @@ const PG_NAMES: Record<string, string> = {
   '40P01': 'deadlock_detected',
   '55P03': 'lock_not_available',
   '57014': 'query_canceled',
+  '25P03': 'idle_in_transaction_session_timeout',
   '57P01': 'admin_shutdown',
   '42P01': 'undefined_table',
   '42703': 'undefined_column',
