@@ -8,6 +8,7 @@ import type { Registry } from 'prom-client';
 import qs from 'qs';
 import { createAuthenticate } from '../auth/createAuthenticate.ts';
 import { createRateLimit } from '../auth/createRateLimit.ts';
+import { createWindowCounter } from '../auth/createWindowCounter.ts';
 import { createCursorCodec } from '../cursor/createCursorCodec.ts';
 import { createDataRouter } from '../data/createDataRouter.ts';
 import { createFollowedChains } from '../data/createFollowedChains.ts';
@@ -29,7 +30,7 @@ export interface AppDeps {
   health: Health;
   chains: ChainRegistry;
   cursorSecret: string;
-  /** Per API key; `limit: 0` turns it off. */
+  /** Per API key; `limit: 0` turns it off. Counted in process too, which applies while Redis is away. */
   rateLimit: { limit: number; windowMs: number; keyPrefix?: string };
   /** How long a verified key is trusted without a lookup (default 5 s). */
   apiKeyCacheMs?: number;
@@ -84,11 +85,13 @@ export function createApp(deps: AppDeps): Express {
   const guard: RequestHandler[] = [
     createAuthenticate({ pool: deps.pool, cacheMs: deps.apiKeyCacheMs ?? 5_000 }),
     createRateLimit({
-      redis: deps.redis,
-      logger: deps.logger,
       limit: deps.rateLimit.limit,
-      windowMs: deps.rateLimit.windowMs,
-      keyPrefix: deps.rateLimit.keyPrefix ?? 'tributary:ratelimit:',
+      counter: createWindowCounter({
+        redis: deps.redis,
+        logger: deps.logger,
+        windowMs: deps.rateLimit.windowMs,
+        keyPrefix: deps.rateLimit.keyPrefix ?? 'tributary:ratelimit:',
+      }),
     }),
     // Bodies are parsed only for authenticated callers, and only where a method carries one.
     withBody(express.json({ limit: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES })),

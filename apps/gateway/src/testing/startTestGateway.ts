@@ -40,11 +40,18 @@ export async function startTestGateway(
       | 'mountStreams'
       | 'transferCheckpointBlocks'
       | 'followedChainsCacheMs'
-    > & { streams: boolean; logger: Logger; kafkaBrokers: string[] }
+    > & {
+      streams: boolean;
+      logger: Logger;
+      kafkaBrokers: string[];
+      /** A Redis of the test's own (closed by the test); by default one on the run's Redis. */
+      redis: Redis;
+    }
   > = {},
 ): Promise<TestGateway> {
   const db = await createTestDatabase();
-  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: false });
+  const ownRedis = overrides.redis === undefined;
+  const redis = overrides.redis ?? new Redis(TEST_REDIS_URL, { lazyConnect: false });
   const logger = overrides.logger ?? createLogger('gateway-test', process.env['LOG_LEVEL'] ?? 'silent');
   const streams = overrides.streams
     ? await createTestStreamServices(db.pool, TEST_REDIS_URL, logger, overrides.kafkaBrokers)
@@ -93,9 +100,11 @@ export async function startTestGateway(
         server.closeAllConnections();
       });
       await streams?.close();
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-      await redis.quit();
+      if (ownRedis) {
+        const keys = await redis.keys(`${prefix}*`);
+        if (keys.length > 0) await redis.del(...keys);
+        await redis.quit();
+      }
       await db.drop();
     },
   };
