@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
 import {
   chainsEnv,
   databaseEnv,
@@ -17,6 +18,32 @@ const DEV_ENVIRONMENTS = new Set(['development', 'test']);
 
 /** Largest accepted request body: stream configurations with their ABIs, and address lists (50,000 addresses are about 2.3 MB). */
 export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1_048_576;
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** express's `trust proxy`: "" or "false" (none), a number of hops, or "loopback", addresses and subnets, comma-separated. */
+const trustProxy = z
+  .string()
+  .default('')
+  .transform((raw, ctx): false | number | string => {
+    const value = raw.trim();
+    if (value === '' || value === 'false') return false;
+    if (/^\d+$/.test(value)) return Number(value);
+    for (const item of value.split(',').map((x) => x.trim())) {
+      const [address = '', bits, ...rest] = item.split('/');
+      const family = isIP(address);
+      const maxBits = family === 4 ? 32 : 128;
+      const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
+      if (!PROXY_NAMES.has(item) && (family === 0 || !bitsOk || rest.length > 0)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${item}" is not an address, a subnet or loopback/linklocal/uniquelocal`,
+        });
+        return z.NEVER;
+      }
+    }
+    return value;
+  });
 
 export const envSchema = z
   .object({
@@ -44,6 +71,12 @@ export const envSchema = z
     BODY_LIMIT_BYTES: envInt(DEFAULT_BODY_LIMIT_BYTES, 1024),
     /** How long a verified API key is trusted before it is looked up again (revocation delay). */
     API_KEY_CACHE_MS: envInt(5_000, 0),
+    /** How long a key found unknown or revoked is remembered so: its repeats cost no query. */
+    INVALID_API_KEY_CACHE_MS: envInt(30_000, 0),
+    /** Requests with an unknown or revoked key per client address per minute, then 429; 0: no bound. */
+    AUTH_FAILURES_PER_MINUTE: envInt(30, 0),
+    /** The proxies that may name the client (X-Forwarded-For): none, a hop count, or addresses and subnets. */
+    TRUST_PROXY: trustProxy,
     /** How long token metadata (name, symbol, decimals, logo, flags) is kept in process; 0: never. */
     TOKEN_METADATA_CACHE_MS: envInt(60_000, 0),
     /** Spacing in blocks of the stored per-wallet transfer checkpoints behind range totals. */

@@ -34,6 +34,19 @@ export interface AppDeps {
   rateLimit: { limit: number; windowMs: number; keyPrefix?: string };
   /** How long a verified key is trusted without a lookup (default 5 s). */
   apiKeyCacheMs?: number;
+  /**
+   * Requests with a key found unknown or revoked, per client address: `limit` per `windowMs`,
+   * then 429 without a query (default: no bound). Counted like the rate limit (Redis, and in process).
+   */
+  authFailures?: { limit: number; windowMs: number; keyPrefix?: string };
+  /** How long a key found unknown or revoked is remembered so, its repeats costing no query (default 30 s). */
+  invalidKeyCacheMs?: number;
+  /**
+   * Which proxies in front may name the client (X-Forwarded-For), as express's `trust proxy`:
+   * false (none, the default), a hop count, or addresses and subnets. The client address is what
+   * failed authentications are counted by.
+   */
+  trustProxy?: false | number | string;
   /** How long the set of followed chains (follower_checkpoints) is kept in process (default 10 s; 0: never). */
   followedChainsCacheMs?: number;
   /** How long token metadata of transfer records is kept in process (default 60 s; 0: never). */
@@ -67,6 +80,7 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('trust proxy', deps.trustProxy ?? false);
   // qs with explicit limits: bracket (`a[]=`), repeated (`a=&a=`) and indexed (`a[0]=`) arrays.
   app.set('query parser', (str: string) =>
     qs.parse(str, { arrayLimit: 100, depth: 2, parameterLimit: 1000, allowPrototypes: false }),
@@ -83,7 +97,20 @@ export function createApp(deps: AppDeps): Express {
   app.use(createDocsRouter());
 
   const guard: RequestHandler[] = [
-    createAuthenticate({ pool: deps.pool, cacheMs: deps.apiKeyCacheMs ?? 5_000 }),
+    createAuthenticate({
+      pool: deps.pool,
+      cacheMs: deps.apiKeyCacheMs ?? 5_000,
+      refusedCacheMs: deps.invalidKeyCacheMs ?? 30_000,
+      failures: {
+        limit: deps.authFailures?.limit ?? 0,
+        counter: createWindowCounter({
+          redis: deps.redis,
+          logger: deps.logger,
+          windowMs: deps.authFailures?.windowMs ?? 60_000,
+          keyPrefix: deps.authFailures?.keyPrefix ?? 'tributary:authfail:',
+        }),
+      },
+    }),
     createRateLimit({
       limit: deps.rateLimit.limit,
       counter: createWindowCounter({

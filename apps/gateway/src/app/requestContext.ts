@@ -7,7 +7,8 @@ const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Request id (x-request-id in and out, `res.locals.requestId`), one structured log line per
- * request, the request-duration histogram by route and status, and the 401 and 429 counts.
+ * request, the request-duration histogram by route and status, and the 401 and 429 counts (a 429 of
+ * the key's rate limit apart from one of its address's failed keys).
  */
 export function createRequestContext(opts: { logger: Logger; metrics: Registry }): RequestHandler {
   const duration = new Histogram({
@@ -27,6 +28,11 @@ export function createRequestContext(opts: { logger: Logger; metrics: Registry }
     help: 'Requests refused with 429: over RATE_LIMIT_PER_SECOND for their API key',
     registers: [opts.metrics],
   });
+  const authThrottled = new Counter({
+    name: 'tributary_gateway_auth_throttled_total',
+    help: 'Requests refused with 429: over AUTH_FAILURES_PER_MINUTE unknown or revoked keys from their address',
+    registers: [opts.metrics],
+  });
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     const incoming = req.get('x-request-id');
@@ -41,7 +47,8 @@ export function createRequestContext(opts: { logger: Logger; metrics: Registry }
         (req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched');
       duration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
       if (res.statusCode === 401) authFailures.inc();
-      else if (res.statusCode === 429) rateLimited.inc();
+      else if (res.statusCode === 429)
+        (res.locals.authThrottled === true ? authThrottled : rateLimited).inc();
       const account = res.locals.account as { id: string } | undefined;
       opts.logger.info(
         {

@@ -68,8 +68,11 @@ export class ValidationError extends ApiError {
 export class RateLimitedError extends ApiError {
   override readonly name = 'RateLimitedError';
   readonly kind = 'rate-limited';
-  constructor(readonly retryAfterSeconds: number) {
-    super('Too many requests: rate limit exceeded');
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = 'Too many requests: rate limit exceeded',
+  ) {
+    super(message);
   }
 }
 

@@ -40,7 +40,10 @@ export interface OpenApiOperation {
 export const GUARD_RESPONSES: Record<number, ResponseContract> = {
   401: { description: 'X-API-Key missing, unknown or revoked' },
   408: { description: 'The request was not received whole in time' },
-  429: { description: 'Rate limited; Retry-After says when to come back' },
+  429: {
+    description:
+      'Rate limited (the key), or too many failed API keys from the address; Retry-After says when to come back',
+  },
   431: { description: 'Request line and headers too large' },
   500: { description: 'Internal error; the body names the request id of the log line' },
 };

@@ -36,6 +36,9 @@ export async function startTestGateway(
       AppDeps,
       | 'rateLimit'
       | 'apiKeyCacheMs'
+      | 'authFailures'
+      | 'invalidKeyCacheMs'
+      | 'trustProxy'
       | 'bodyLimitBytes'
       | 'mountStreams'
       | 'transferCheckpointBlocks'
@@ -67,6 +70,11 @@ export async function startTestGateway(
     cursorSecret: 'test-cursor-secret-0123456789',
     rateLimit: { limit: 0, windowMs: 1_000, keyPrefix: prefix, ...overrides.rateLimit },
     apiKeyCacheMs: overrides.apiKeyCacheMs ?? 0,
+    invalidKeyCacheMs: overrides.invalidKeyCacheMs ?? 0,
+    ...(overrides.authFailures
+      ? { authFailures: { keyPrefix: `${prefix}auth:`, ...overrides.authFailures } }
+      : {}),
+    ...(overrides.trustProxy === undefined ? {} : { trustProxy: overrides.trustProxy }),
     bodyLimitBytes: overrides.bodyLimitBytes,
     mountStreams: streams?.mount ?? overrides.mountStreams,
     transferCheckpointBlocks: overrides.transferCheckpointBlocks,
