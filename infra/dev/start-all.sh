@@ -47,6 +47,7 @@ pick_port FOLLOWER_OPS_PORT 9101
 pick_port PROJECTOR_OPS_PORT 9102
 pick_port MATCHER_OPS_PORT 9103
 pick_port SENDER_OPS_PORT 9104
+pick_port GATEWAY_OPS_PORT 9106
 # The second devnet: its own anvil, follower and demo activity; queryable as devnet2 and its hex id.
 if [ "${DEVNET2:-on}" != off ]; then
   DEVNET2_CHAIN_ID=${DEVNET2_CHAIN_ID:-31338}
@@ -173,13 +174,14 @@ fi
 OPS_PORT=$PROJECTOR_OPS_PORT run_bg projector node --max-semi-space-size=64 --import tsx apps/projector/src/main.ts
 OPS_PORT=$MATCHER_OPS_PORT run_bg stream-matcher node --max-semi-space-size=64 --import tsx apps/stream-matcher/src/main.ts
 OPS_PORT=$SENDER_OPS_PORT run_bg webhook-sender node --max-semi-space-size=64 --import tsx apps/webhook-sender/src/main.ts
-HTTP_PORT=$HTTP_PORT run_bg gateway node --import tsx apps/gateway/src/main.ts
+HTTP_PORT=$HTTP_PORT OPS_PORT=$GATEWAY_OPS_PORT run_bg gateway node --import tsx apps/gateway/src/main.ts
 wait_ready chain-follower "http://127.0.0.1:$FOLLOWER_OPS_PORT/readyz"
 [ "${DEVNET2:-on}" = off ] || wait_ready chain-follower-devnet2 "http://127.0.0.1:$FOLLOWER2_OPS_PORT/readyz"
 wait_ready projector "http://127.0.0.1:$PROJECTOR_OPS_PORT/readyz"
 wait_ready stream-matcher "http://127.0.0.1:$MATCHER_OPS_PORT/readyz"
 wait_ready webhook-sender "http://127.0.0.1:$SENDER_OPS_PORT/readyz"
-wait_ready gateway "http://127.0.0.1:$HTTP_PORT/readyz" required
+# The ops port: its /readyz says which dependency is missing (the public one says only "fail").
+wait_ready gateway "http://127.0.0.1:$GATEWAY_OPS_PORT/readyz" required
 
 api() { curl -sf -H "x-api-key: $API_KEY" -H 'content-type: application/json' "$@"; }
 SECRET=$(api "http://127.0.0.1:$HTTP_PORT/settings" | node -e 'process.stdin.on("data",d=>process.stdout.write(JSON.parse(d).secretKey))')
@@ -229,8 +231,8 @@ cat <<TXT
 Tributary is running on the local devnets.
   chains:       devnet = 0x7a69 ($RPC_URL)${DEVNET2_RPC_URL:+, devnet2 = $DEVNET2_HEX ($DEVNET2_RPC_URL)}
   dev API key:  $API_KEY
-  gateway:      http://127.0.0.1:$HTTP_PORT   (metrics: /metrics, readiness: /readyz)
-  ops ports:    follower $FOLLOWER_OPS_PORT${FOLLOWER2_OPS_PORT:+ (devnet2: $FOLLOWER2_OPS_PORT)}, projector $PROJECTOR_OPS_PORT, matcher $MATCHER_OPS_PORT, sender $SENDER_OPS_PORT (/healthz /readyz /metrics)
+  gateway:      http://127.0.0.1:$HTTP_PORT
+  ops ports:    follower $FOLLOWER_OPS_PORT${FOLLOWER2_OPS_PORT:+ (devnet2: $FOLLOWER2_OPS_PORT)}, projector $PROJECTOR_OPS_PORT, matcher $MATCHER_OPS_PORT, sender $SENDER_OPS_PORT, gateway $GATEWAY_OPS_PORT (/healthz /readyz /metrics)
   demo stream:  $STREAM_ID ([$STREAM_CHAINS]) -> http://127.0.0.1:$RECEIVER_PORT/webhook
   logs:         $logs/*.log
 

@@ -15,7 +15,7 @@ if [ -z "${EXTRA_RPC_URLS:-}" ] && [ "${DEVNET2:-on}" != off ] &&
   curl -s -m 2 -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' \
     http://127.0.0.1:58546 2>/dev/null | grep -q '"0x7a6a"'; then
   export EXTRA_RPC_URLS=31338=http://127.0.0.1:58546
-  export STATUS_SERVICES=${STATUS_SERVICES:-chain-follower=http://127.0.0.1:9101,chain-follower-devnet2=http://127.0.0.1:9105,projector=http://127.0.0.1:9102,stream-matcher=http://127.0.0.1:9103,webhook-sender=http://127.0.0.1:9104,gateway=http://127.0.0.1:8080}
+  export STATUS_SERVICES=${STATUS_SERVICES:-chain-follower=http://127.0.0.1:9101,chain-follower-devnet2=http://127.0.0.1:9105,projector=http://127.0.0.1:9102,stream-matcher=http://127.0.0.1:9103,webhook-sender=http://127.0.0.1:9104,gateway=http://127.0.0.1:9106}
 fi
 [ "${1:-}" = -- ] && shift # npm run status -- --json
 exec pnpm --silent --filter @tributary/admin status "$@"

@@ -137,6 +137,7 @@ async function startUnderCallgrind(databaseUrl: string, outBase: string) {
         NODE_OPTIONS: env['BENCH_INSTR_NODE_OPTIONS'] ?? '',
         HTTP_PORT: String(port),
         HTTP_HOST: '127.0.0.1',
+        OPS_PORT: '0',
       },
       stdio: ['ignore', 'ignore', 'ignore'],
     },

@@ -28,7 +28,8 @@ export async function startGateway(env: Record<string, string | undefined>): Pro
   const nodeArgs = (process.env['BENCH_GATEWAY_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
     cwd: GATEWAY_DIR,
-    env: { ...process.env, ...env, HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1' },
+    // OPS_PORT 0: its metrics port chosen by the system, so that gateways side by side do not collide.
+    env: { OPS_PORT: '0', ...process.env, ...env, HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

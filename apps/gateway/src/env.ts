@@ -7,6 +7,7 @@ import {
   envInt,
   envPort,
   logEnv,
+  opsEnv,
   parseEnv,
   redisEnv,
 } from '@tributary/config';
@@ -55,6 +56,8 @@ export const envSchema = z
     ...redisEnv,
     ...streamsEnv,
     NODE_ENV: z.string().optional(),
+    // /metrics and the detailed /readyz: on loopback unless said otherwise, never on the public port.
+    ...opsEnv(9106),
     HTTP_PORT: envPort(8080),
     HTTP_HOST: z.string().min(1).default('127.0.0.1'),
     HTTP_HEADERS_TIMEOUT_MS: envInt(HTTP_LIMIT_DEFAULTS.headersTimeoutMs, 1),

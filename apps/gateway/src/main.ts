@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createChainRegistry } from '@tributary/chains';
 import { createPool } from '@tributary/db';
-import { Counter, bootService, createPoolGauges } from '@tributary/runtime';
+import { Counter, bootService, createPoolGauges, serveOps } from '@tributary/runtime';
 import { Redis } from 'ioredis';
 import { createApp } from './app/createApp.ts';
 import { createHttpServer } from './app/createHttpServer.ts';
@@ -47,6 +47,10 @@ health.addCheck('postgres', async () => {
 health.addCheck('redis', async () => {
   await redis.ping();
 });
+
+// Metrics and the readiness of each dependency, on the ops port only (loopback by default): the
+// public port says only whether the gateway is ready.
+await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 
 const chains = createChainRegistry(env.EXTRA_CHAINS);
 const streams = await createStreamServices({ env, pool, chains, cursorSecret: env.CURSOR_SECRET, logger });

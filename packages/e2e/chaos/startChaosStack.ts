@@ -80,6 +80,8 @@ export async function startChaosStack(opts: { log: (line: string) => void }): Pr
     },
     gateway: {
       HTTP_HOST: '127.0.0.1',
+      // Its metrics and detailed readiness on a port of its own choosing (its public /readyz is waited for).
+      OPS_PORT: '0',
       RATE_LIMIT_PER_SECOND: '0',
       CURSOR_SECRET: 'chaos-cursor-secret',
     },

@@ -34,6 +34,7 @@ describe('npm start', () => {
       PROJECTOR_OPS_PORT: await freePort(),
       MATCHER_OPS_PORT: await freePort(),
       SENDER_OPS_PORT: await freePort(),
+      GATEWAY_OPS_PORT: await freePort(),
     };
     const anvil = await startAnvil({ blockTime: 1 });
     const db = await createTestDatabase();

@@ -87,7 +87,8 @@ describe('docker-compose.yml', () => {
     expect(targets.sort()).toEqual(
       [
         ...Object.keys(APPS).map((a) => `${a}:${opsOf(a)}`),
-        `gateway:${services['gateway']?.environment?.['HTTP_PORT']}`,
+        // The gateway's ops port: its public port serves no metrics.
+        `gateway:${opsOf('gateway')}`,
       ].sort(),
     );
     expect(services['prometheus']?.volumes).toContain(
@@ -137,10 +138,16 @@ describe('docker-compose.yml', () => {
     expect(service?.depends_on?.['migrate']).toEqual({ condition: 'service_completed_successfully' });
   });
 
-  it('serves the gateway on HTTP_PORT 8080 with a /healthz check', () => {
+  it('serves the gateway on HTTP_PORT 8080 with a /healthz check, its ops port 9106 on the host loopback only', () => {
     const gateway = services['gateway'];
-    expect(gateway?.environment).toMatchObject({ APP: 'gateway', HTTP_PORT: '8080', HTTP_HOST: '0.0.0.0' });
-    expect(hostPorts(gateway)).toEqual(['8080']);
+    expect(gateway?.environment).toMatchObject({
+      APP: 'gateway',
+      HTTP_PORT: '8080',
+      HTTP_HOST: '0.0.0.0',
+      OPS_PORT: '9106',
+      OPS_HOST: '0.0.0.0',
+    });
+    expect(gateway?.ports).toEqual(['8080:8080', '127.0.0.1:9106:9106']);
     expect(JSON.stringify(gateway?.healthcheck?.test)).toContain('127.0.0.1:8080/healthz');
   });
 

@@ -165,18 +165,37 @@ describe('error model', () => {
   });
 });
 
-describe('ops endpoints on the API port', () => {
-  it('serves /healthz, /readyz and /metrics without a key', async () => {
+describe('health on the API port', () => {
+  it('says only whether the gateway answers and is ready, without a key; metrics are not here', async () => {
     expect(await json(await fetch(`${gw.baseUrl}/healthz`))).toEqual({ status: 200, body: { status: 'ok' } });
-    expect((await fetch(`${gw.baseUrl}/readyz`)).status).toBe(200);
+    expect(await json(await fetch(`${gw.baseUrl}/readyz`))).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(await json(await fetch(`${gw.baseUrl}/metrics`))).toEqual({
+      status: 404,
+      body: { message: 'Route not found: GET /metrics' },
+    });
+    // Still recorded, for the ops port's /metrics.
     await gw.request(TRANSFERS);
-    const metrics = await (await fetch(`${gw.baseUrl}/metrics`)).text();
+    const metrics = await gw.metrics.metrics();
     expect(metrics).toMatch(
       /tributary_gateway_http_request_duration_seconds_count\{service="gateway-test",method="GET",route="\/api\/v2\.2\/:address\/erc20\/transfers",status="200"\} \d+/,
     );
     expect(metrics).toMatch(
       /tributary_gateway_http_request_duration_seconds_count\{service="gateway-test",method="GET",route="unmatched",status="404"\} \d+/,
     );
+  });
+
+  it('a dependency that fails: 503 without its error (internal addresses stay on the ops port)', async () => {
+    const failing = await startTestGateway();
+    try {
+      failing.health.addCheck('postgres', () => {
+        throw new Error('connect ECONNREFUSED 10.20.30.40:5432');
+      });
+      const res = await fetch(`${failing.baseUrl}/readyz`);
+      expect(res.status).toBe(503);
+      expect(await res.text()).toBe('{"status":"fail"}');
+    } finally {
+      await failing.close();
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
-import { type Health, handleOpsRequest } from '@tributary/runtime';
+import type { Health } from '@tributary/runtime';
 import express, { type Express, type RequestHandler, Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -15,6 +15,7 @@ import { createFollowedChains } from '../data/createFollowedChains.ts';
 import { createTokenMetadataCache } from '../data/createTokenMetadataCache.ts';
 import { createErrorHandler, notFoundHandler } from '../errors/errorHandler.ts';
 import { createDocsRouter } from '../openapi/createDocsRouter.ts';
+import { createPublicHealth } from './createPublicHealth.ts';
 import { rejectUnusableBody } from './rejectUnusableBody.ts';
 import { createRequestContext } from './requestContext.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../env.ts';
@@ -87,11 +88,7 @@ export function createApp(deps: AppDeps): Express {
   );
 
   app.use(createRequestContext({ logger: deps.logger, metrics: deps.metrics }));
-  app.use((req, res, next) => {
-    if (handleOpsRequest(req, res, { health: deps.health, metrics: deps.metrics }))
-      res.locals.route = req.path;
-    else next();
-  });
+  app.use(createPublicHealth(deps.health));
 
   // The interface's own description needs no key.
   app.use(createDocsRouter());

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createChainRegistry } from '@tributary/chains';
 import { type CreatedApiKey, createAccountWithKey } from '@tributary/db';
-import { createHealth, createLogger, createMetrics } from '@tributary/runtime';
+import { type Health, type Registry, createHealth, createLogger, createMetrics } from '@tributary/runtime';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -18,6 +18,9 @@ export interface TestGateway {
   baseUrl: string;
   /** The express app behind `baseUrl`. */
   app: Express;
+  /** Its readiness checks (none unless a test adds some) and its metrics (served on the ops port in production). */
+  health: Health;
+  metrics: Registry;
   /** A key of the account "test". */
   apiKey: CreatedApiKey;
   /** GET/POST with the test key unless headers say otherwise. */
@@ -60,12 +63,14 @@ export async function startTestGateway(
     ? await createTestStreamServices(db.pool, TEST_REDIS_URL, logger, overrides.kafkaBrokers)
     : undefined;
   const prefix = `test:gw:${randomBytes(6).toString('hex')}:`;
+  const health = createHealth();
+  const metrics = createMetrics('gateway-test');
   const app = createApp({
     pool: db.pool,
     redis,
     logger,
-    metrics: createMetrics('gateway-test'),
-    health: createHealth(),
+    metrics,
+    health,
     chains: createChainRegistry(),
     cursorSecret: 'test-cursor-secret-0123456789',
     rateLimit: { limit: 0, windowMs: 1_000, keyPrefix: prefix, ...overrides.rateLimit },
@@ -96,6 +101,8 @@ export async function startTestGateway(
     redis,
     baseUrl,
     app,
+    health,
+    metrics,
     apiKey,
     request(path, init = {}) {
       const headers = new Headers(init.headers);

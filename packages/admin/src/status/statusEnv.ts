@@ -30,9 +30,9 @@ export const statusEnvSchema = z.object({
   ...webhookQueueEnv,
   /** The consumer groups on the block topic (the projector's and the matcher's defaults). */
   STATUS_GROUPS: list('tributary-projector,stream-matcher'),
-  /** name=url of each service whose /readyz is asked. */
+  /** name=url of each service whose /readyz is asked: its ops port, which says what is not ready. */
   STATUS_SERVICES: list(
-    'chain-follower=http://127.0.0.1:9101,projector=http://127.0.0.1:9102,stream-matcher=http://127.0.0.1:9103,webhook-sender=http://127.0.0.1:9104,gateway=http://127.0.0.1:8080',
+    'chain-follower=http://127.0.0.1:9101,projector=http://127.0.0.1:9102,stream-matcher=http://127.0.0.1:9103,webhook-sender=http://127.0.0.1:9104,gateway=http://127.0.0.1:9106',
   ),
 });
 export type StatusEnv = z.infer<typeof statusEnvSchema>;

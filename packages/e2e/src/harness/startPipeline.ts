@@ -66,7 +66,9 @@ export async function startPipeline(opts: {
   const groupIds = { projector: `${id}-projector`, matcher: `${id}-matcher` };
   const apps: AppName[] = ['chain-follower', 'projector', 'gateway', 'stream-matcher', 'webhook-sender'];
   const ports = new Map<AppName, number>();
+  // Each app's ops port (the gateway's too: its metrics and detailed readiness are there), and the gateway's API port.
   for (const app of apps) ports.set(app, await freePort());
+  const gatewayHttpPort = await freePort();
 
   const common: Record<string, string> = {
     NODE_ENV: 'test',
@@ -95,7 +97,8 @@ export async function startPipeline(opts: {
     },
     projector: { OPS_PORT: String(ports.get('projector')), KAFKA_GROUP_ID: groupIds.projector },
     gateway: {
-      HTTP_PORT: String(ports.get('gateway')),
+      HTTP_PORT: String(gatewayHttpPort),
+      OPS_PORT: String(ports.get('gateway')),
       HTTP_HOST: '127.0.0.1',
       RATE_LIMIT_PER_SECOND: '0',
       CURSOR_SECRET: `e2e-cursor-secret-${id}`,
@@ -169,7 +172,7 @@ export async function startPipeline(opts: {
     db,
     pool,
     apiKey,
-    gatewayUrl: `http://127.0.0.1:${ports.get('gateway')}`,
+    gatewayUrl: `http://127.0.0.1:${gatewayHttpPort}`,
     topicPrefix,
     groupIds,
     logDir,

@@ -31,7 +31,7 @@ export interface ExitInfo {
 
 export interface RunningService {
   app: AppName;
-  /** Its /readyz port: OPS_PORT, or HTTP_PORT for the gateway. */
+  /** Its ops port (OPS_PORT): /healthz, /readyz and /metrics. */
   port: number;
   pid: number;
   logFile: string;
