@@ -33,3 +33,4 @@ export {
   enqueueFollowUps,
 } from './deliveryJob.ts';
 export { keccak256Bytes, keccak256Utf8 } from './keccak256.ts';
+export { redactUrl } from './redactUrl.ts';

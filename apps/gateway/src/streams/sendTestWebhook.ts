@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TEST_WEBHOOK_BODY, postWebhook, webhookHeaders } from '@tributary/webhooks';
+import { TEST_WEBHOOK_BODY, postWebhook, redactUrl, webhookHeaders } from '@tributary/webhooks';
 import { BadRequestError } from '../errors/apiErrors.ts';
 import type { StreamRouteDeps } from './streamDeps.ts';
 
@@ -16,7 +16,10 @@ export async function sendTestWebhook(deps: StreamRouteDeps, url: string, secret
     allowPrivate: deps.allowPrivateWebhookUrls,
   });
   if (!result.ok) {
-    deps.logger.info({ url, error: result.error }, 'test webhook failed');
-    throw new BadRequestError(`Could not POST to ${url}. Please check your webhook URL.`);
+    // Credentials in the URL never reach the log, nor the answer (proxies and clients log it too).
+    // The reason (a resolved address, a refused connection) is for the log alone.
+    const shown = redactUrl(url);
+    deps.logger.info({ url: shown, error: result.error }, 'test webhook failed');
+    throw new BadRequestError(`Could not POST to ${shown}. Please check your webhook URL.`);
   }
 }

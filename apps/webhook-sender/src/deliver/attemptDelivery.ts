@@ -9,7 +9,13 @@ import {
   recordStreamHealth,
   setDeliveryStatus,
 } from '@tributary/db';
-import { type DeliveryOutcome, postWebhook, webhookHeaders, withRetries } from '@tributary/webhooks';
+import {
+  type DeliveryOutcome,
+  postWebhook,
+  redactUrl,
+  webhookHeaders,
+  withRetries,
+} from '@tributary/webhooks';
 import type { Logger } from 'pino';
 import { createBatcher } from './createBatcher.ts';
 import { type EndpointSlots, endpointOf } from './createEndpointSlots.ts';
@@ -167,6 +173,8 @@ export async function attemptDelivery(
     {
       deliveryId: d.id,
       streamId: d.streamId,
+      // Which endpoint failed, without the credentials its URL may carry.
+      url: redactUrl(d.webhookUrl),
       attempt: attemptsMade,
       latencyMs: result.latencyMs,
       error: result.error,

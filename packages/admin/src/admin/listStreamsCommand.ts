@@ -1,3 +1,4 @@
+import { escapeControls } from '../cli/escapeControls.ts';
 import { type Pool, type StreamOverview, type StreamStatus, listStreamOverviews } from '@tributary/db';
 
 /** `streams list`: every stream across accounts, one line each (or the rows as JSON). */
@@ -20,7 +21,8 @@ function formatOverview(s: StreamOverview): string {
     `account ${s.accountId}`,
     s.status,
     `tag ${JSON.stringify(s.tag)}`,
-    s.webhookUrl,
+    // One line per stream: a stored URL's own line breaks and escapes are shown, not obeyed.
+    escapeControls(s.webhookUrl),
     `chains ${s.chainIds.join(',')}`,
     `deliveries ${s.pending} pending, ${s.held} held, ${s.failed} failed`,
   ].join('  ');

@@ -469,3 +469,41 @@ describe('admin dead-letters', () => {
     );
   });
 });
+
+describe('admin output of stored values', () => {
+  it("shows a stored URL's and tag's terminal escapes and line breaks as text, never obeys them", async () => {
+    const account = randomUUID();
+    await pool.query('INSERT INTO accounts (id, name, webhook_secret) VALUES ($1, $2, $3)', [
+      account,
+      'e',
+      's',
+    ]);
+    // A clickable link to elsewhere, a screen clear, a line of its own and a right-to-left override.
+    const url =
+      'http://127.0.0.1:9/\u001b]8;;http://elsewhere\u0007pay\u001b]8;;\u0007\u001b[2J\nfake line\u009b31m';
+    const tag = 'tag\u202egnp.exe';
+    await insertStream(pool, {
+      id: randomUUID(),
+      accountId: account,
+      chainIds: [31337],
+      config: { webhookUrl: url, description: 'd', tag, chainIds: ['0x7a69'] },
+    });
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
+    const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
+
+    const text = await admin(['streams', 'list', '--account', account]);
+    expect(text.status).toBe(0);
+    expect(text.stdout).not.toMatch(controls);
+    const lines = text.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain(
+      'http://127.0.0.1:9/\\u001b]8;;http://elsewhere\\u0007pay\\u001b]8;;\\u0007\\u001b[2J\\u000afake line\\u009b31m',
+    );
+    expect(lines[1]).toContain('tag "tag\\u202egnp.exe"');
+
+    // As JSON: the same escapes are JSON's own, so the values read back unchanged.
+    const json = await admin(['streams', 'list', '--account', account, '--json']);
+    expect(json.stdout).not.toMatch(controls);
+    expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ webhookUrl: url, tag })]);
+  });
+});

@@ -1,4 +1,5 @@
 import { type Pool, getStreamById, listHistory, listStreamAddresses } from '@tributary/db';
+import { escapeControls } from '../cli/escapeControls.ts';
 import { CommandFailure } from './adminErrors.ts';
 
 const RECENT = 10;
@@ -37,7 +38,7 @@ export async function showStreamCommand(pool: Pool, id: string, json: boolean): 
   if (json) return JSON.stringify(shown, null, 2);
   return [
     `stream ${stream.id} (account ${stream.accountId})`,
-    `status ${stream.status}${stream.statusMessage ? `: ${stream.statusMessage}` : ''}, success rate ${stream.successRate}%`,
+    `status ${stream.status}${stream.statusMessage ? `: ${escapeControls(stream.statusMessage)}` : ''}, success rate ${stream.successRate}%`,
     `chains ${stream.chainIds.join(',')}, ${addresses.total} address(es), ${history.total} deliveries`,
     `config ${JSON.stringify(stream.config, null, 2)}`,
     `recent deliveries (newest first, at most ${RECENT}):`,
@@ -45,7 +46,7 @@ export async function showStreamCommand(pool: Pool, id: string, json: boolean): 
       ? ['  none']
       : recent.map(
           (d) =>
-            `  ${d.id}  ${d.createdAt}  chain ${d.chainId} block ${d.block} ${d.confirmed ? 'confirmed' : 'unconfirmed'}  ${d.status}, ${d.attempts} attempt(s)${d.lastError ? `: ${d.lastError}` : ''}`,
+            `  ${d.id}  ${d.createdAt}  chain ${d.chainId} block ${d.block} ${d.confirmed ? 'confirmed' : 'unconfirmed'}  ${d.status}, ${d.attempts} attempt(s)${d.lastError ? `: ${escapeControls(d.lastError)}` : ''}`,
         )),
   ].join('\n');
 }

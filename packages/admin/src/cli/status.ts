@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { runStatus } from '../status/runStatus.ts';
 import { loadStatusEnv } from '../status/statusEnv.ts';
+import { escapeControls } from './escapeControls.ts';
 
 // `pnpm status [--window SECONDS] [--json]`: per chain the head, the follower and the tables;
 // consumer lag, the webhook queue, pending / held / failed deliveries, streams by status and each
@@ -21,9 +22,11 @@ if (!Number.isFinite(windowS) || windowS < 0) {
   process.exit(2);
 }
 const result = await runStatus(loadStatusEnv(), windowS * 1000);
+// What services and nodes said (their errors) is printed: never a raw control character.
+const printable = (text: string) => escapeControls(text, { keepNewlines: true });
 if (args.values.json) {
-  console.log(JSON.stringify({ ...result.snapshot, problems: result.problems }, null, 2));
+  console.log(printable(JSON.stringify({ ...result.snapshot, problems: result.problems }, null, 2)));
 } else {
-  console.log(result.text);
+  console.log(printable(result.text));
 }
 process.exit(result.problems.length === 0 ? 0 : 1);

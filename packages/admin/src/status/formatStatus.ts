@@ -1,11 +1,16 @@
 import { describeBackfill } from '../admin/backfillCommand.ts';
+import { escapeControls } from '../cli/escapeControls.ts';
 import type { StatusSnapshot } from './readStatus.ts';
 
-/** The status as an operator reads it on a console: one line per part, then the verdict. */
+/**
+ * The status as an operator reads it on a console: one line per part, then the verdict. What
+ * services and nodes said (their errors) stays on its line: line breaks and escapes shown as text.
+ */
 export function formatStatus(s: StatusSnapshot, problems: readonly string[]): string {
   const lines: string[] = [];
   for (const c of s.chains) {
-    const head = c.head === undefined ? `head ? (${c.headError ?? 'unknown'})` : `head ${c.head}`;
+    const head =
+      c.head === undefined ? `head ? (${escapeControls(c.headError ?? 'unknown')})` : `head ${c.head}`;
     const behind = c.head === undefined ? '' : `, ${Math.max(0, c.head - c.checkpoint)} behind`;
     const projected = c.projected === undefined ? 'none' : String(c.projected);
     lines.push(`chain ${c.chainId}: ${head}, follower at ${c.checkpoint}${behind}, tables at ${projected}`);
@@ -34,10 +39,10 @@ export function formatStatus(s: StatusSnapshot, problems: readonly string[]): st
   for (const svc of s.services) {
     const state = svc.ready === undefined ? 'no answer' : svc.ready ? 'ready' : 'NOT READY';
     lines.push(
-      `service ${svc.name}: ${state}${svc.detail && svc.ready !== undefined ? ` (${svc.detail})` : ''}`,
+      `service ${svc.name}: ${state}${svc.detail && svc.ready !== undefined ? ` (${escapeControls(svc.detail)})` : ''}`,
     );
   }
   lines.push(problems.length === 0 ? 'OK: nothing is stuck' : `STUCK: ${problems.length} problem(s)`);
-  for (const p of problems) lines.push(`  - ${p}`);
+  for (const p of problems) lines.push(`  - ${escapeControls(p)}`);
   return lines.join('\n');
 }

@@ -148,14 +148,17 @@ afterAll(async () => {
 });
 
 /** Runs the command as a user would (asynchronously: the services above answer from this process). */
-function statusCommand(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+function statusCommand(
+  args: string[],
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'src/cli/status.ts', ...args],
       {
         cwd: fileURLToPath(new URL('../..', import.meta.url)),
-        env: { PATH: process.env['PATH'] ?? '', ...env },
+        env: { PATH: process.env['PATH'] ?? '', ...env, ...extraEnv },
         timeout: 60_000,
       },
       (err, stdout, stderr) => resolve({ status: err ? Number(err.code ?? -1) : 0, stdout, stderr }),
@@ -207,5 +210,34 @@ describe('the status command', () => {
     const run = await statusCommand(['--window', 'soon']);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('usage: pnpm status');
+  });
+});
+
+describe('the status command prints what services say', () => {
+  it('with their terminal escapes and line breaks shown as text, never obeyed', async () => {
+    const hostile = await listen(503, {
+      status: 'fail',
+      checks: {
+        redis: { ok: false, error: 'down\u001b[2J\u001b]0;owned\u0007\nOK: nothing is stuck\u009b1m' },
+      },
+    });
+    try {
+      const services = { STATUS_SERVICES: `gateway=${urlOf(hostile)}` };
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
+      const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+      const text = await statusCommand(['--window', '0'], services);
+      expect(text.stdout).not.toMatch(controls);
+      expect(text.stdout).toContain(
+        'service gateway: NOT READY (redis: down\\u001b[2J\\u001b]0;owned\\u0007\\u000aOK: nothing is stuck\\u009b1m)',
+      );
+      const json = await statusCommand(['--window', '0', '--json'], services);
+      expect(json.stdout).not.toMatch(controls);
+      const parsed = JSON.parse(json.stdout) as { services: { detail?: string }[] };
+      expect(parsed.services[0]?.detail).toBe(
+        'redis: down\u001b[2J\u001b]0;owned\u0007\nOK: nothing is stuck\u009b1m',
+      );
+    } finally {
+      hostile.close();
+    }
   });
 });
