@@ -48,6 +48,7 @@ export function createWindowCounter(opts: {
   const redisTimeoutMs = opts.redisTimeoutMs ?? 500;
   const local = new Map<string, { count: number; endsAt: number }>();
   let redisAway = false;
+  let connected = false;
   // After a failure Redis is asked again a second later, not on every request meanwhile (a Redis
   // that hangs would cost each one the timeout).
   let askAgainAt = 0;
@@ -67,8 +68,11 @@ export function createWindowCounter(opts: {
 
   /** The command's answer, or undefined when Redis is not connected, fails or is too slow. */
   async function ask<T>(command: () => Promise<T>): Promise<T | undefined> {
-    // A client that is reconnecting would queue the command: this process's counts answer at once.
-    if (opts.redis.status !== 'ready') return away(new Error(`redis ${opts.redis.status}`));
+    // Once connected, a client that is not ready (reconnecting) would queue the command: this
+    // process's counts answer at once. Before its first connection it is asked (within the timeout),
+    // so that the first requests of a starting gateway are counted where the others will be.
+    if (opts.redis.status === 'ready') connected = true;
+    else if (connected || opts.redis.status === 'end') return away(new Error(`redis ${opts.redis.status}`));
     if (now() < askAgainAt) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
