@@ -8,6 +8,7 @@ import { createHttpServer } from './app/createHttpServer.ts';
 import { loadEnv } from './env.ts';
 import { withSessionSettings } from './db-settings/withSessionSettings.ts';
 import { createStreamServices } from './streams/createStreamServices.ts';
+import { limitsOf } from './streams/streamLimitsEnv.ts';
 import { mountStreamRoutes } from './streams/mountStreamRoutes.ts';
 
 // Composition root: the only place that reads the environment, builds clients and listens.
@@ -45,7 +46,14 @@ health.addCheck('redis', async () => {
 });
 
 const chains = createChainRegistry(env.EXTRA_CHAINS);
-const streams = await createStreamServices({ env, pool, chains, cursorSecret: env.CURSOR_SECRET, logger });
+const streams = await createStreamServices({
+  env,
+  pool,
+  chains,
+  cursorSecret: env.CURSOR_SECRET,
+  logger,
+  limits: limitsOf(env),
+});
 shutdown.register('stream-services', 'close', () => streams.close());
 
 const app = createApp({

@@ -174,3 +174,4 @@ export {
 } from './chain/backfillRequests.ts';
 export { acknowledgeDeadLetters, deadLettersAcknowledgedAt } from './ops/deadLetterAcks.ts';
 export { createGapRepairStore } from './chain/gapRepairStore.ts';
+export { countAccountStreams, countAddresses, lockAccount } from './streams/accountQuotas.ts';

@@ -1,3 +1,5 @@
+import { DEFAULT_STREAM_LIMITS, type StreamLimits } from '@tributary/stream-rules';
+import { type AccountQuotas, DEFAULT_ACCOUNT_QUOTAS, streamLimitsEnv } from './streamLimitsEnv.ts';
 import { createKafka, createStreamChangeAnnouncer, kafkaClientLogger } from '@tributary/bus';
 import { envInt, kafkaEnv, redisEnv, webhookQueueEnv, webhookUrlEnv } from '@tributary/config';
 import type { ChainRegistry } from '@tributary/chains';
@@ -18,6 +20,7 @@ export const streamsEnv = {
   ...webhookQueueEnv,
   ...webhookUrlEnv,
   TEST_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100),
+  ...streamLimitsEnv,
 };
 
 /** Builds the stream routes' dependencies: a Kafka producer for change events and the delivery queue. */
@@ -36,6 +39,8 @@ export async function createStreamServices(opts: {
   chains: ChainRegistry;
   cursorSecret: string;
   logger: Logger;
+  /** What one stream body and one account may hold (default: the documented defaults). */
+  limits?: { stream: StreamLimits; quotas: AccountQuotas };
 }): Promise<{ deps: StreamRouteDeps; close: () => Promise<void> }> {
   const { env } = opts;
   // kafkajs logs every failed connection of a broker restart: one outage line instead, ended by
@@ -84,6 +89,7 @@ export async function createStreamServices(opts: {
       deliveryQueue,
       allowPrivateWebhookUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS,
       testWebhookTimeoutMs: env.TEST_WEBHOOK_TIMEOUT_MS,
+      limits: opts.limits ?? { stream: DEFAULT_STREAM_LIMITS, quotas: DEFAULT_ACCOUNT_QUOTAS },
       logger: opts.logger,
     },
     close: async () => {

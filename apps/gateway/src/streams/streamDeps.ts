@@ -3,10 +3,12 @@ import type { Pool } from '@tributary/db';
 import { type StreamChange, streamId } from '@tributary/schema';
 import type { Queue } from 'bullmq';
 import type { Response } from 'express';
+import type { StreamLimits } from '@tributary/stream-rules';
 import type { Logger } from 'pino';
 import type { CursorCodec } from '../cursor/createCursorCodec.ts';
 import type { FollowedChains } from '../data/createFollowedChains.ts';
 import { NotFoundError } from '../errors/apiErrors.ts';
+import type { AccountQuotas } from './streamLimitsEnv.ts';
 
 export interface StreamRouteDeps {
   pool: Pool;
@@ -23,6 +25,8 @@ export interface StreamRouteDeps {
   deliveryQueue: Queue;
   allowPrivateWebhookUrls: boolean;
   testWebhookTimeoutMs: number;
+  /** What one stream body may hold, and what one account may keep (README "Limits"). */
+  limits: { stream: StreamLimits; quotas: AccountQuotas };
   logger: Logger;
 }
 

@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import {
+  countAccountStreams,
   deleteStream,
   getStream,
   getWebhookSecret,
   insertStream,
   listStreams,
+  lockAccount,
   releaseHeldDeliveries,
   setStreamStatus,
   updateStreamConfig,
+  withTransaction,
 } from '@tributary/db';
 import { validateStreamConfig } from '@tributary/stream-rules';
 import { enqueueDelivery } from '@tributary/webhooks';
@@ -31,6 +34,7 @@ import {
 } from './streamContracts.ts';
 import { sendTestWebhook } from './sendTestWebhook.ts';
 import { type StreamRouteDeps, accountOf, streamIdParam } from './streamDeps.ts';
+import { QUOTA_VARIABLES } from './streamLimitsEnv.ts';
 import { streamChangeOf } from '@tributary/bus';
 
 const listKey = z.object({ createdAt: z.string(), id: z.string().uuid() });
@@ -38,7 +42,7 @@ const listKey = z.object({ createdAt: z.string(), id: z.string().uuid() });
 const STATUS_MESSAGES = { active: 'Stream is active', paused: 'Stream is paused' } as const;
 
 function validate(deps: StreamRouteDeps, body: unknown) {
-  const result = validateStreamConfig(body, deps.chains);
+  const result = validateStreamConfig(body, deps.chains, deps.limits.stream);
   if (!result.ok) throw new ValidationError(result.details);
   return result.config;
 }
@@ -70,11 +74,22 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     const account = accountOf(res);
     const config = validate(deps, req.body);
     await sendTestWebhook(deps, config.webhookUrl, await secretOf(deps, account.id, account.webhookSecret));
-    const row = await insertStream(deps.pool, {
-      id: randomUUID(),
-      accountId: account.id,
-      config,
-      chainIds: config.chainIds.map((c) => Number.parseInt(c, 16)),
+    const row = await withTransaction(deps.pool, async (client) => {
+      await lockAccount(client, account.id);
+      const streams = await countAccountStreams(client, account.id);
+      const most = deps.limits.quotas.streamsPerAccount;
+      if (streams >= most)
+        throw new ValidationError({
+          streams: {
+            message: `this account has ${streams} streams: the limit is ${most} (${QUOTA_VARIABLES.streamsPerAccount})`,
+          },
+        });
+      return insertStream(client, {
+        id: randomUUID(),
+        accountId: account.id,
+        config,
+        chainIds: config.chainIds.map((c) => Number.parseInt(c, 16)),
+      });
     });
     deps.announceChange(streamChangeOf(row.id, 'upsert'));
     await warnUnfollowed(deps, row.id, config.chainIds);

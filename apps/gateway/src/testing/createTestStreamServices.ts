@@ -6,6 +6,7 @@ import type { Router } from 'express';
 import type { Logger } from 'pino';
 import { createStreamServices } from '../streams/createStreamServices.ts';
 import { mountStreamRoutes } from '../streams/mountStreamRoutes.ts';
+import type { StreamRouteDeps } from '../streams/streamDeps.ts';
 
 const KAFKA_BROKERS = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:59092').split(',');
 
@@ -24,6 +25,7 @@ export async function createTestStreamServices(
   redisUrl: string,
   logger: Logger = createLogger('gateway-test', process.env['LOG_LEVEL'] ?? 'silent'),
   kafkaBrokers: string[] = KAFKA_BROKERS,
+  limits?: StreamRouteDeps['limits'],
 ): Promise<TestStreamServices> {
   const unique = `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
   const services = await createStreamServices({
@@ -41,6 +43,7 @@ export async function createTestStreamServices(
     chains: createChainRegistry(),
     cursorSecret: 'test-cursor-secret-0123456789',
     logger,
+    ...(limits ? { limits } : {}),
   });
   return {
     mount: (router) => mountStreamRoutes(router, services.deps),

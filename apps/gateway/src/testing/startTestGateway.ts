@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type AppDeps, createApp } from '../app/createApp.ts';
 import { createHttpServer } from '../app/createHttpServer.ts';
+import type { StreamRouteDeps } from '../streams/streamDeps.ts';
 import { createTestStreamServices } from './createTestStreamServices.ts';
 import { type TestDatabase, TEST_REDIS_URL, createTestDatabase } from './testDatabase.ts';
 
@@ -40,14 +41,20 @@ export async function startTestGateway(
       | 'mountStreams'
       | 'transferCheckpointBlocks'
       | 'followedChainsCacheMs'
-    > & { streams: boolean; logger: Logger; kafkaBrokers: string[] }
+    > & { streams: boolean; logger: Logger; kafkaBrokers: string[]; limits: StreamRouteDeps['limits'] }
   > = {},
 ): Promise<TestGateway> {
   const db = await createTestDatabase();
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: false });
   const logger = overrides.logger ?? createLogger('gateway-test', process.env['LOG_LEVEL'] ?? 'silent');
   const streams = overrides.streams
-    ? await createTestStreamServices(db.pool, TEST_REDIS_URL, logger, overrides.kafkaBrokers)
+    ? await createTestStreamServices(
+        db.pool,
+        TEST_REDIS_URL,
+        logger,
+        overrides.kafkaBrokers,
+        overrides.limits,
+      )
     : undefined;
   const prefix = `test:gw:${randomBytes(6).toString('hex')}:`;
   const app = createApp({
