@@ -48,6 +48,7 @@ export {
   recordStreamFailures,
   recordStreamHealth,
   setStreamStatus,
+  suspendStreamEvaluation,
   terminateStaleErrorStreams,
   updateStreamConfig,
 } from './streams/streams.ts';
