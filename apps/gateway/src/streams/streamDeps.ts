@@ -1,6 +1,7 @@
 import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
 import { type StreamChange, streamId } from '@tributary/schema';
+import type { WebhookPoster } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
@@ -21,7 +22,8 @@ export interface StreamRouteDeps {
   announceChange: (change: StreamChange) => void;
   /** The webhook delivery queue: replays and resumed (held) deliveries are enqueued here. */
   deliveryQueue: Queue;
-  allowPrivateWebhookUrls: boolean;
+  /** POSTs test webhooks within the operator's policy of where webhooks may go. */
+  webhookPoster: WebhookPoster;
   testWebhookTimeoutMs: number;
   logger: Logger;
 }
