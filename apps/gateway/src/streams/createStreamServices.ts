@@ -4,7 +4,7 @@ import { createKafka, createStreamChangeAnnouncer, kafkaClientLogger } from '@tr
 import { envInt, kafkaEnv, redisEnv, webhookQueueEnv, webhookUrlEnv } from '@tributary/config';
 import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
+import { WEBHOOK_QUEUE, createWebhookPoster } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { Partitioners } from 'kafkajs';
 import { createOutageLog, retryUntilDone } from '@tributary/runtime';
@@ -32,6 +32,8 @@ export async function createStreamServices(opts: {
     REDIS_URL: string;
     WEBHOOK_QUEUE_PREFIX: string;
     ALLOW_PRIVATE_WEBHOOK_URLS: boolean;
+    WEBHOOK_REQUIRE_HTTPS: boolean;
+    WEBHOOK_ALLOWED_PORTS: readonly number[];
     TEST_WEBHOOK_TIMEOUT_MS: number;
     FOLLOWED_CHAINS_CACHE_MS?: number;
   };
@@ -75,6 +77,14 @@ export async function createStreamServices(opts: {
     connection: { url: env.REDIS_URL, maxRetriesPerRequest: null },
     prefix: env.WEBHOOK_QUEUE_PREFIX,
   });
+  // Test webhooks leave through the sender's own client, under the same policy.
+  const webhookPoster = createWebhookPoster({
+    policy: {
+      allowPrivate: env.ALLOW_PRIVATE_WEBHOOK_URLS,
+      requireHttps: env.WEBHOOK_REQUIRE_HTTPS,
+      allowedPorts: env.WEBHOOK_ALLOWED_PORTS,
+    },
+  });
   return {
     deps: {
       pool: opts.pool,
@@ -87,13 +97,14 @@ export async function createStreamServices(opts: {
       cursors: createCursorCodec(opts.cursorSecret),
       announceChange,
       deliveryQueue,
-      allowPrivateWebhookUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS,
+      webhookPoster,
       testWebhookTimeoutMs: env.TEST_WEBHOOK_TIMEOUT_MS,
       limits: opts.limits ?? { stream: DEFAULT_STREAM_LIMITS, quotas: DEFAULT_ACCOUNT_QUOTAS },
       logger: opts.logger,
     },
     close: async () => {
       stopping.abort();
+      webhookPoster.close();
       await Promise.allSettled([producer.disconnect(), deliveryQueue.close()]);
     },
   };

@@ -20,7 +20,8 @@ import type { RouteContract } from '../openapi/routeContract.ts';
 const STREAM = { description: 'The stream', schema: streamResponse };
 const NOT_FOUND = { description: 'No such stream in this account' };
 const TEST_WEBHOOK_FAILED = {
-  description: 'The test webhook to webhookUrl did not get a 2xx: "Could not POST to <url>. ..."',
+  description:
+    'The test webhook to webhookUrl did not get a 2xx, or the URL is not allowed: "Could not POST to <url>. ..."',
 };
 const BAD_LIST = { description: 'limit missing or outside 1..100, or a cursor that cannot be used' };
 const RULES = { description: 'The body breaks the stream rules: "Validation Failed" with details per field' };

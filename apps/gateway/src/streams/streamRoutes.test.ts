@@ -139,6 +139,8 @@ beforeAll(async () => {
       REDIS_URL,
       WEBHOOK_QUEUE_PREFIX: `q-${unique}`,
       ALLOW_PRIVATE_WEBHOOK_URLS: true,
+      WEBHOOK_REQUIRE_HTTPS: false,
+      WEBHOOK_ALLOWED_PORTS: [],
       TEST_WEBHOOK_TIMEOUT_MS: 2_000,
     },
     pool,
@@ -256,6 +258,12 @@ describe('stream routes', () => {
     } finally {
       receiver.state.status = 200;
     }
+    // Unreachable: the same answer, with nothing about why.
+    const closed = 'http://127.0.0.1:9/hook';
+    expect(await call('PUT', '/streams/evm', streamBody({ webhookUrl: closed }))).toEqual({
+      status: 400,
+      body: { message: `Could not POST to ${closed}. Please check your webhook URL.` },
+    });
     expect((await call('GET', '/streams/evm?limit=100')).body['total']).toBe(before);
   });
 

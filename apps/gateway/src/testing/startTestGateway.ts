@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createChainRegistry } from '@tributary/chains';
 import { type CreatedApiKey, createAccountWithKey } from '@tributary/db';
 import { createHealth, createLogger, createMetrics } from '@tributary/runtime';
+import type { WebhookPoster } from '@tributary/webhooks';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -29,7 +30,7 @@ export interface TestGateway {
 /**
  * A gateway on port 0 over its own fresh database and its own Redis key prefix. `streams: true`
  * mounts the real stream interface (see createTestStreamServices) in place of `mountStreams`,
- * on `kafkaBrokers` when given.
+ * on `kafkaBrokers` when given, its test webhooks sent by `webhookPoster` when given.
  */
 export async function startTestGateway(
   overrides: Partial<
@@ -41,20 +42,25 @@ export async function startTestGateway(
       | 'mountStreams'
       | 'transferCheckpointBlocks'
       | 'followedChainsCacheMs'
-    > & { streams: boolean; logger: Logger; kafkaBrokers: string[]; limits: StreamRouteDeps['limits'] }
+    > & {
+      streams: boolean;
+      logger: Logger;
+      kafkaBrokers: string[];
+      webhookPoster: WebhookPoster;
+      limits: StreamRouteDeps['limits'];
+    }
   > = {},
 ): Promise<TestGateway> {
   const db = await createTestDatabase();
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: false });
   const logger = overrides.logger ?? createLogger('gateway-test', process.env['LOG_LEVEL'] ?? 'silent');
   const streams = overrides.streams
-    ? await createTestStreamServices(
-        db.pool,
-        TEST_REDIS_URL,
+    ? await createTestStreamServices(db.pool, TEST_REDIS_URL, {
         logger,
-        overrides.kafkaBrokers,
-        overrides.limits,
-      )
+        ...(overrides.kafkaBrokers ? { kafkaBrokers: overrides.kafkaBrokers } : {}),
+        ...(overrides.webhookPoster ? { webhookPoster: overrides.webhookPoster } : {}),
+        ...(overrides.limits ? { limits: overrides.limits } : {}),
+      })
     : undefined;
   const prefix = `test:gw:${randomBytes(6).toString('hex')}:`;
   const app = createApp({

@@ -1,14 +1,18 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A webhook receiver on 127.0.0.1 that answers every POST with `status` (200 unless set). */
+/**
+ * A webhook receiver on 127.0.0.1 that answers every POST with `status` (200 unless set);
+ * `received` counts the requests that reached it.
+ */
 export async function startTestReceiver(): Promise<{
   url: string;
-  state: { status: number };
+  state: { status: number; received: number };
   close(): Promise<void>;
 }> {
-  const state = { status: 200 };
+  const state = { status: 200, received: 0 };
   const server: Server = createServer((req, res) => {
+    state.received++;
     req.resume();
     req.on('end', () => {
       res.statusCode = state.status;

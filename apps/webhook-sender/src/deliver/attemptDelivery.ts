@@ -9,7 +9,7 @@ import {
   recordStreamHealth,
   setDeliveryStatus,
 } from '@tributary/db';
-import { type DeliveryOutcome, postWebhook, webhookHeaders, withRetries } from '@tributary/webhooks';
+import { type DeliveryOutcome, type WebhookPoster, webhookHeaders, withRetries } from '@tributary/webhooks';
 import type { Logger } from 'pino';
 import { createBatcher } from './createBatcher.ts';
 import { type EndpointSlots, endpointOf } from './createEndpointSlots.ts';
@@ -23,7 +23,8 @@ export interface AttemptDeps {
   logger: Logger;
   retryScheduleMs: readonly number[];
   timeoutMs: number;
-  allowPrivate: boolean;
+  /** Sends each attempt, within the operator's policy of where webhooks may go. */
+  poster: WebhookPoster;
   successRateThreshold: number;
   /** Tells the matchers at once that a stream changed status (it now holds its webhooks); never throws. */
   onStreamStatusChanged: (streamId: string) => void;
@@ -120,13 +121,14 @@ export async function attemptDelivery(
   const slotTaken = performance.now();
   // The stored body has retries 0: the first attempt sends it as it is.
   const body = attemptsMade === 0 ? d.body : withRetries(d.body, attemptsMade);
-  const result = await postWebhook({
-    url: d.webhookUrl,
-    body,
-    headers: webhookHeaders({ id: d.id, body, secret: d.secret, queueSize }),
-    timeoutMs: deps.timeoutMs,
-    allowPrivate: deps.allowPrivate,
-  }).finally(() => deps.slots.release(endpoint, performance.now() - slotTaken));
+  const result = await deps.poster
+    .post({
+      url: d.webhookUrl,
+      body,
+      headers: webhookHeaders({ id: d.id, body, secret: d.secret, queueSize }),
+      timeoutMs: deps.timeoutMs,
+    })
+    .finally(() => deps.slots.release(endpoint, performance.now() - slotTaken));
 
   if (result.ok) {
     deps.onAttempt?.('delivered', result.latencyMs);
