@@ -17,7 +17,13 @@ export {
   serializeWebhook,
   withRetries,
 } from './webhookBody.ts';
-export { signWebhook, standardWebhookSignature, webhookHeaders } from './signWebhook.ts';
+export {
+  type SigningSecrets,
+  signWebhook,
+  standardWebhookSignature,
+  webhookHeaders,
+} from './signWebhook.ts';
+export { standardWebhooksKey } from './standardWebhooksKey.ts';
 export { type UrlCheck, checkWebhookUrl, isPrivateAddress } from './checkWebhookUrl.ts';
 export { type PostResult, postWebhook } from './postWebhook.ts';
 export {

@@ -123,7 +123,7 @@ export async function attemptDelivery(
   const result = await postWebhook({
     url: d.webhookUrl,
     body,
-    headers: webhookHeaders({ id: d.id, body, secret: d.secret, queueSize }),
+    headers: webhookHeaders({ id: d.id, body, secrets: d.secrets, queueSize }),
     timeoutMs: deps.timeoutMs,
     allowPrivate: deps.allowPrivate,
   }).finally(() => deps.slots.release(endpoint, performance.now() - slotTaken));
