@@ -87,7 +87,11 @@ export {
   renameDeliveryJobs,
   setDeliveryJobs,
 } from './streams/deliveryJobs.ts';
-export { getWebhookSecret, setWebhookSecret } from './streams/accountSecret.ts';
+export {
+  type WebhookSecrets,
+  getWebhookSecrets,
+  rotateWebhookSecret,
+} from './accounts/webhookSecrets.ts';
 export type {
   AddressKindRow,
   BlockRow,

@@ -17,7 +17,13 @@ export {
   serializeWebhook,
   withRetries,
 } from './webhookBody.ts';
-export { signWebhook, standardWebhookSignature, webhookHeaders } from './signWebhook.ts';
+export {
+  type SigningSecrets,
+  signWebhook,
+  standardWebhookSignature,
+  webhookHeaders,
+} from './signWebhook.ts';
+export { standardWebhooksKey } from './standardWebhooksKey.ts';
 export type { ResolveHost } from './createWebhookLookup.ts';
 export { type PostResult, type WebhookPoster, createWebhookPoster } from './createWebhookPoster.ts';
 export type { WebhookPolicy } from './webhookPolicy.ts';

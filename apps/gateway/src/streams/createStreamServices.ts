@@ -13,6 +13,8 @@ import { createFollowedChains } from '../data/createFollowedChains.ts';
 import { createCursorCodec } from '../cursor/createCursorCodec.ts';
 import type { StreamRouteDeps } from './streamDeps.ts';
 
+const DAY_MS = 86_400_000;
+
 /** Environment of the stream interface (merge into the gateway's env schema). */
 export const streamsEnv = {
   ...kafkaEnv,
@@ -21,6 +23,11 @@ export const streamsEnv = {
   ...webhookUrlEnv,
   TEST_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100),
   ...streamLimitsEnv,
+  /**
+   * How long the webhook secret a POST /settings replaces keeps signing (0: not at all, for a
+   * leaked secret): retries in flight and receivers that switch later still verify.
+   */
+  SECRET_ROTATION_WINDOW_MS: envInt(DAY_MS, 0),
 };
 
 /** Builds the stream routes' dependencies: a Kafka producer for change events and the delivery queue. */
@@ -35,6 +42,7 @@ export async function createStreamServices(opts: {
     WEBHOOK_REQUIRE_HTTPS: boolean;
     WEBHOOK_ALLOWED_PORTS: readonly number[];
     TEST_WEBHOOK_TIMEOUT_MS: number;
+    SECRET_ROTATION_WINDOW_MS?: number;
     FOLLOWED_CHAINS_CACHE_MS?: number;
   };
   pool: Pool;
@@ -100,6 +108,7 @@ export async function createStreamServices(opts: {
       webhookPoster,
       testWebhookTimeoutMs: env.TEST_WEBHOOK_TIMEOUT_MS,
       limits: opts.limits ?? { stream: DEFAULT_STREAM_LIMITS, quotas: DEFAULT_ACCOUNT_QUOTAS },
+      secretRotationWindowMs: env.SECRET_ROTATION_WINDOW_MS ?? DAY_MS,
       logger: opts.logger,
     },
     close: async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TEST_WEBHOOK_BODY, webhookHeaders } from '@tributary/webhooks';
+import { type SigningSecrets, TEST_WEBHOOK_BODY, webhookHeaders } from '@tributary/webhooks';
 import { BadRequestError } from '../errors/apiErrors.ts';
 import type { StreamRouteDeps } from './streamDeps.ts';
 
@@ -9,11 +9,15 @@ import type { StreamRouteDeps } from './streamDeps.ts';
  * A URL the operator's policy refuses gets the same message, and `details` saying it is not allowed
  * and why in words (never the address it resolved to: the answer must not map the network behind).
  */
-export async function sendTestWebhook(deps: StreamRouteDeps, url: string, secret: string): Promise<void> {
+export async function sendTestWebhook(
+  deps: StreamRouteDeps,
+  url: string,
+  secrets: SigningSecrets,
+): Promise<void> {
   const result = await deps.webhookPoster.post({
     url,
     body: TEST_WEBHOOK_BODY,
-    headers: webhookHeaders({ id: randomUUID(), body: TEST_WEBHOOK_BODY, secret, queueSize: 0 }),
+    headers: webhookHeaders({ id: randomUUID(), body: TEST_WEBHOOK_BODY, secrets, queueSize: 0 }),
     timeoutMs: deps.testWebhookTimeoutMs,
   });
   if (result.ok) return;

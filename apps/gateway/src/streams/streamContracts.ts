@@ -174,7 +174,9 @@ export const getSettingsContract: RouteContract = {
   method: 'get',
   path: '/settings',
   summary: "The account's webhook signing secret",
-  responses: { 200: { description: 'The secret', schema: settingsResponse } },
+  responses: {
+    200: { description: 'The secret, also as a Standard Webhooks key', schema: settingsResponse },
+  },
 };
 
 export const setSettingsContract: RouteContract = {
@@ -182,11 +184,11 @@ export const setSettingsContract: RouteContract = {
   tag: 'settings',
   method: 'post',
   path: '/settings',
-  summary: "Set the account's webhook signing secret",
+  summary: "Rotate the account's webhook signing secret (the previous one signs until the window ends)",
   body: settingsBody,
   responses: {
     200: { description: 'The new secret', schema: settingsResponse },
-    422: { description: 'secretKey is not a string of 8 to 256 characters' },
+    422: { description: 'secretKey is not a string of 32 to 256 characters' },
   },
 };
 

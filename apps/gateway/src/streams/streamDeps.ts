@@ -29,6 +29,8 @@ export interface StreamRouteDeps {
   testWebhookTimeoutMs: number;
   /** What one stream body may hold, and what one account may keep (README "Limits"). */
   limits: { stream: StreamLimits; quotas: AccountQuotas };
+  /** How long a replaced webhook secret keeps signing (SECRET_ROTATION_WINDOW_MS). */
+  secretRotationWindowMs: number;
   logger: Logger;
 }
 

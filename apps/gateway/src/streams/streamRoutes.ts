@@ -3,7 +3,7 @@ import {
   countAccountStreams,
   deleteStream,
   getStream,
-  getWebhookSecret,
+  getWebhookSecrets,
   insertStream,
   listStreams,
   lockAccount,
@@ -13,7 +13,7 @@ import {
   withTransaction,
 } from '@tributary/db';
 import { validateStreamConfig } from '@tributary/stream-rules';
-import { enqueueDelivery } from '@tributary/webhooks';
+import { type SigningSecrets, enqueueDelivery } from '@tributary/webhooks';
 import { streamListQuery, streamStatusBody } from '@tributary/schema';
 import type { Router } from 'express';
 import { z } from 'zod';
@@ -64,8 +64,13 @@ async function warnUnfollowed(deps: StreamRouteDeps, streamId: string, chainIds:
   }
 }
 
-async function secretOf(deps: StreamRouteDeps, accountId: string, fallback: string): Promise<string> {
-  return (await getWebhookSecret(deps.pool, accountId)) ?? fallback;
+/** The account's secrets as the sender would sign with them now (a rotation window included). */
+async function secretsOf(
+  deps: StreamRouteDeps,
+  accountId: string,
+  fallback: string,
+): Promise<SigningSecrets> {
+  return (await getWebhookSecrets(deps.pool, accountId)) ?? { current: fallback };
 }
 
 /** PUT/GET/POST/DELETE /streams/evm[/{id}] and POST /streams/evm/{id}/status. */
@@ -73,7 +78,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
   registerRoute(router, createStreamContract, async (req, res) => {
     const account = accountOf(res);
     const config = validate(deps, req.body);
-    await sendTestWebhook(deps, config.webhookUrl, await secretOf(deps, account.id, account.webhookSecret));
+    await sendTestWebhook(deps, config.webhookUrl, await secretsOf(deps, account.id, account.webhookSecret));
     const row = await withTransaction(deps.pool, async (client) => {
       await lockAccount(client, account.id);
       const streams = await countAccountStreams(client, account.id);
@@ -137,7 +142,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
       Object.defineProperty(merged, k, { value: v, enumerable: true, writable: true, configurable: true });
     }
     const config = validate(deps, merged);
-    await sendTestWebhook(deps, config.webhookUrl, await secretOf(deps, account.id, account.webhookSecret));
+    await sendTestWebhook(deps, config.webhookUrl, await secretsOf(deps, account.id, account.webhookSecret));
     const row = await updateStreamConfig(
       deps.pool,
       account.id,
@@ -173,7 +178,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     }
     if (status === 'active' && existing.status !== 'active') {
       const url = String(existing.config['webhookUrl']);
-      await sendTestWebhook(deps, url, await secretOf(deps, account.id, account.webhookSecret));
+      await sendTestWebhook(deps, url, await secretsOf(deps, account.id, account.webhookSecret));
     }
     const row = await setStreamStatus(deps.pool, account.id, id, status, STATUS_MESSAGES[status]);
     if (!row) throw new NotFoundError('Stream not found');

@@ -125,7 +125,7 @@ export async function attemptDelivery(
     .post({
       url: d.webhookUrl,
       body,
-      headers: webhookHeaders({ id: d.id, body, secret: d.secret, queueSize }),
+      headers: webhookHeaders({ id: d.id, body, secrets: d.secrets, queueSize }),
       timeoutMs: deps.timeoutMs,
     })
     .finally(() => deps.slots.release(endpoint, performance.now() - slotTaken));
