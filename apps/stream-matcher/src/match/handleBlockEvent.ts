@@ -53,9 +53,12 @@ export interface BlockHandlerDeps {
   enqueueTimeoutMs?: number;
   /**
    * Time one stream may take to evaluate one block (matching, and computing its triggers; not
-   * waiting for the node). A stream over it stops being evaluated: it would delay every other.
+   * waiting for the node). A stream over it on `budgetStrikes` blocks in a row (3) stops being
+   * evaluated: it would delay every other. In a row, so that a pause of the whole process (a
+   * garbage collection, a busy machine) that lands on an innocent stream once is not held against it.
    */
   budgetMs?: number;
+  budgetStrikes?: number;
   /** A stream went over the budget and is no longer evaluated (for the metrics). */
   onSuspended?: (streamId: string) => void;
   /** Told whether the fast-path enqueue worked (an outage is logged once, not per block). */
@@ -220,11 +223,23 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
   }
 
   const budgetMs = deps.budgetMs ?? 250;
-  /** Streams that took longer than the budget on this block: no longer evaluated, and told why. */
+  const budgetStrikes = deps.budgetStrikes ?? 3;
+  // Blocks in a row over the budget, by stream (a block within it clears the count).
+  const strikes = new Map<string, number>();
+  /** Streams over the budget on enough blocks in a row: no longer evaluated, and told why. */
   async function suspendOverBudget(event: FullBlockEvent, cost: Map<CompiledStream, number>) {
     for (const [stream, ms] of cost) {
-      if (ms <= budgetMs) continue;
-      const reason = `evaluating block ${event.block.number} of chain 0x${event.chainId.toString(16)} took ${Math.round(ms)} ms, over the budget of ${budgetMs} ms per stream and block (STREAM_BLOCK_BUDGET_MS): the stream is no longer evaluated; update it or set it active to try again`;
+      if (ms <= budgetMs) {
+        strikes.delete(stream.id);
+        continue;
+      }
+      const count = (strikes.get(stream.id) ?? 0) + 1;
+      if (count < budgetStrikes) {
+        strikes.set(stream.id, count);
+        continue;
+      }
+      strikes.delete(stream.id);
+      const reason = `evaluating block ${event.block.number} of chain 0x${event.chainId.toString(16)} took ${Math.round(ms)} ms, over the budget of ${budgetMs} ms per stream and block (STREAM_BLOCK_BUDGET_MS) on ${budgetStrikes} blocks in a row: the stream is no longer evaluated; update it or set it active to try again`;
       const suspended = await suspendStreamEvaluation(deps.pool, stream.id, reason);
       await deps.store.reload(stream.id);
       if (!suspended) continue;
