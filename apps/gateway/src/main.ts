@@ -8,6 +8,7 @@ import { createHttpServer } from './app/createHttpServer.ts';
 import { loadEnv } from './env.ts';
 import { withSessionSettings } from './db-settings/withSessionSettings.ts';
 import { createStreamServices } from './streams/createStreamServices.ts';
+import { limitsOf } from './streams/streamLimitsEnv.ts';
 import { mountStreamRoutes } from './streams/mountStreamRoutes.ts';
 
 // Composition root: the only place that reads the environment, builds clients and listens.
@@ -53,7 +54,14 @@ health.addCheck('redis', async () => {
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 
 const chains = createChainRegistry(env.EXTRA_CHAINS);
-const streams = await createStreamServices({ env, pool, chains, cursorSecret: env.CURSOR_SECRET, logger });
+const streams = await createStreamServices({
+  env,
+  pool,
+  chains,
+  cursorSecret: env.CURSOR_SECRET,
+  logger,
+  limits: limitsOf(env),
+});
 shutdown.register('stream-services', 'close', () => streams.close());
 
 const app = createApp({

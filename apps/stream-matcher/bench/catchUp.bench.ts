@@ -62,6 +62,7 @@ async function main() {
       countStreams: () => {},
       blockCompleted: () => {},
       contentsWait: () => {},
+      streamSuspended: () => {},
     },
   });
   try {

@@ -31,6 +31,8 @@ export const envSchema = z.object({
   ...webhookQueueEnv,
   /** How often the loaded streams are compared with PostgreSQL, for a change event that was lost (0: never). */
   STREAM_RECONCILE_MS: envInt(30_000, 0),
+  /** Time one stream may take to evaluate one block; a stream over it is no longer evaluated (README Limits). */
+  STREAM_BLOCK_BUDGET_MS: envInt(250, 1),
   /** Blocks waiting and none evaluated for this long: not ready (the watchdog). */
   WATCHDOG_STALL_MS: envInt(60_000, 1_000),
   /** ...and for this long: the matcher exits, for its supervisor to start it afresh. */

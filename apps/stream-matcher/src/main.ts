@@ -68,6 +68,7 @@ const matcher = createMatcher({
     }),
   metrics: matcherMetrics,
   onGap: (gap) => countGap(gap.kind),
+  budgetMs: env.STREAM_BLOCK_BUDGET_MS,
 });
 matcherMetrics.countStreams(() => matcher.streamCounts());
 createConsumerLagGauge(metrics, env.MATCHER_GROUP_ID, () => matcher.lag());

@@ -33,10 +33,11 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const list = bodies.get(req.url ?? '') ?? [];
+      const path = new URL(req.url ?? '/', 'http://receiver').pathname;
+      const list = bodies.get(path) ?? [];
       list.push(Buffer.concat(chunks).toString('utf8'));
-      bodies.set(req.url ?? '', list);
-      if (req.url === '/hang') {
+      bodies.set(path, list);
+      if (path === '/hang') {
         hangingNow++;
         hangingMax = Math.max(hangingMax, hangingNow);
         res.on('close', () => hangingNow--);
@@ -60,18 +61,19 @@ afterAll(async () => {
 });
 
 describe('one endpoint that never answers', () => {
-  it('holds at most ENDPOINT_CONCURRENCY worker slots; the other endpoints are served meanwhile', async () => {
+  it('holds at most ENDPOINT_CONCURRENCY worker slots, however many URLs of its origin; the other endpoints are served meanwhile', async () => {
     const accountId = await insertTestAccount(pool, 's');
     const stream = (path: string) =>
       insertTestStream(pool, { accountId, webhookUrl: `${base}${path}`, tag: path });
-    const hang = await stream('/hang');
+    // Three URLs of one origin (`?n=` variants): one endpoint, not three.
+    const hangs = [await stream('/hang?n=1'), await stream('/hang?n=2'), await stream('/hang?n=3')];
     const ok = await stream('/ok');
     let n = 0;
     const deliver = async (streamId: string) => {
       const id = await insertTestDelivery(pool, streamId, ++n);
       await enqueueTestDeliveries(pool, queue, [{ deliveryId: id, jobId: id }]);
     };
-    for (let i = 0; i < 3; i++) await deliver(hang);
+    for (const hang of hangs) await deliver(hang);
     for (let i = 0; i < 6; i++) await deliver(ok);
 
     sender = startSenderProcess({
@@ -85,19 +87,19 @@ describe('one endpoint that never answers', () => {
         RETRY_SCHEDULE_MS: '600000',
       },
     });
-    const rows = async (streamId: string) =>
+    const rows = async (streamIds: string | string[]) =>
       (
         await pool.query<{ status: string; attempts: number; last_error: string | null }>(
-          'SELECT status, attempts, last_error FROM deliveries WHERE stream_id = $1',
-          [streamId],
+          'SELECT status, attempts, last_error FROM deliveries WHERE stream_id = ANY($1)',
+          [[streamIds].flat()],
         )
       ).rows;
     const deadline = Date.now() + 30_000;
-    while ((await rows(hang)).some((r) => r.attempts === 0) && Date.now() < deadline) {
+    while ((await rows(hangs)).some((r) => r.attempts === 0) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(await rows(ok)).toEqual(Array(6).fill({ status: 'delivered', attempts: 1, last_error: null }));
-    expect(await rows(hang)).toEqual(
+    expect(await rows(hangs)).toEqual(
       Array(3).fill({ status: 'pending', attempts: 1, last_error: 'timeout after 800 ms' }),
     );
     // One at a time, each sent once, as a first attempt (being put off is not an attempt).

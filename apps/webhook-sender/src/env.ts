@@ -28,7 +28,7 @@ export const envSchema = z.object({
    * one; endpoints known to be slow hold at most half of these slots.
    */
   SENDER_CONCURRENCY: envInt(50, 1),
-  /** Requests in flight to one webhook URL per process: a hanging endpoint holds no more of the slots. 0: no bound. */
+  /** Requests in flight to one webhook origin (scheme://host:port) per process: a hanging endpoint holds no more of the slots. 0: no bound. */
   ENDPOINT_CONCURRENCY: envInt(32, 0),
   WEBHOOK_TIMEOUT_MS: envInt(10_000, 100),
   /**

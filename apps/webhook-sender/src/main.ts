@@ -15,7 +15,7 @@ import {
   serveOps,
   createPoolGauges,
 } from '@tributary/runtime';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
+import { WEBHOOK_QUEUE, createWebhookPoster } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Partitioners } from 'kafkajs';
@@ -90,12 +90,20 @@ const watchdog = createProgressWatchdog({
   backlog: () => relayQueue.getWaitingCount(),
   onStalled: (reason) => shutdown.fail(reason, new Error(reason)),
 });
+// Every delivery leaves through this one client: it checks the address each connection is made to.
+const poster = createWebhookPoster({
+  policy: {
+    allowPrivate: env.ALLOW_PRIVATE_WEBHOOK_URLS,
+    requireHttps: env.WEBHOOK_REQUIRE_HTTPS,
+    allowedPorts: env.WEBHOOK_ALLOWED_PORTS,
+  },
+});
 const worker = createDeliveryWorker({
   pool,
   logger,
   retryScheduleMs: env.RETRY_SCHEDULE_MS,
   timeoutMs: env.WEBHOOK_TIMEOUT_MS,
-  allowPrivate: env.ALLOW_PRIVATE_WEBHOOK_URLS,
+  poster,
   successRateThreshold: env.SUCCESS_RATE_THRESHOLD,
   onStreamStatusChanged: announceStatus,
   redisUrl: env.REDIS_URL,
@@ -173,6 +181,7 @@ shutdown.register('worker', 'intake', async () => {
   await relay.stop();
   await worker.close();
 });
+shutdown.register('webhook-connections', 'close', () => poster.close());
 shutdown.register('relay-queue', 'close', () => relayQueue.close());
 shutdown.register('kafka-producer', 'close', () => producer.disconnect());
 shutdown.register('postgres', 'close', () => pool.end());

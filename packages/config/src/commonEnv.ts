@@ -66,9 +66,21 @@ export const webhookQueueEnv = {
   WEBHOOK_QUEUE_PREFIX: z.string().min(1).default('tributary'),
 };
 
+/** Where webhooks may go: read by the gateway (test webhooks) and the sender (deliveries) alike. */
 export const webhookUrlEnv = {
   /** Deliver to URLs resolving to private, loopback or link-local addresses (tests, the local devnet). */
   ALLOW_PRIVATE_WEBHOOK_URLS: envBoolean(false),
+  /** Refuse http: webhook URLs, at stream create and update and at delivery. */
+  WEBHOOK_REQUIRE_HTTPS: envBoolean(false),
+  /** The ports a webhook URL may name ("443,8443"; a URL naming none has its scheme's); empty: any. */
+  WEBHOOK_ALLOWED_PORTS: envList('').transform((list, ctx) => {
+    const ports = list.map(Number);
+    if (ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65_535)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of ports (1-65535)' });
+      return z.NEVER;
+    }
+    return ports;
+  }),
 };
 
 /** The nodes of more chains than CHAIN_ID's: "chainId=url,chainId=url" (decimal ids). */

@@ -7,13 +7,18 @@ interface ConfigRow {
   usedBy: string;
 }
 
-/** The rows of the table under `## Configuration` in the README. */
-function configRows(readme: string): ConfigRow[] {
-  const start = readme.indexOf('\n## Configuration');
-  if (start < 0) return [];
+/** The section of the README under `heading` (empty when there is none). */
+function section(readme: string, heading: string): string {
+  const start = readme.indexOf(`\n## ${heading}`);
+  if (start < 0) return '';
   const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  return section
+  return readme.slice(start, end < 0 ? undefined : end);
+}
+
+/** The rows of the tables under `## Configuration` and `## Limits` in the README. */
+function configRows(readme: string): ConfigRow[] {
+  return [section(readme, 'Configuration'), section(readme, 'Limits')]
+    .join('\n')
     .split('\n')
     .filter((line) => line.startsWith('| `'))
     .map((line) => {

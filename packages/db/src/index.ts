@@ -54,6 +54,7 @@ export {
   recordStreamFailures,
   recordStreamHealth,
   setStreamStatus,
+  suspendStreamEvaluation,
   terminateStaleErrorStreams,
   updateStreamConfig,
 } from './streams/streams.ts';
@@ -92,7 +93,11 @@ export {
   renameDeliveryJobs,
   setDeliveryJobs,
 } from './streams/deliveryJobs.ts';
-export { getWebhookSecret, setWebhookSecret } from './streams/accountSecret.ts';
+export {
+  type WebhookSecrets,
+  getWebhookSecrets,
+  rotateWebhookSecret,
+} from './accounts/webhookSecrets.ts';
 export type {
   AddressKindRow,
   BlockRow,
@@ -180,3 +185,4 @@ export {
 } from './chain/backfillRequests.ts';
 export { acknowledgeDeadLetters, deadLettersAcknowledgedAt } from './ops/deadLetterAcks.ts';
 export { createGapRepairStore } from './chain/gapRepairStore.ts';
+export { countAccountStreams, countAddresses, lockAccount } from './streams/accountQuotas.ts';

@@ -51,4 +51,15 @@ export const streamAddressBody = z.object({
   address: z.union([z.string(), z.array(z.string())]).meta({ description: 'One address or many' }),
 });
 
-export const settingsBody = z.object({ secretKey: z.string().min(8).max(256) });
+/**
+ * A chosen webhook secret is at least as long as a generated one: 24 random bytes are 32 base64url
+ * characters. Shorter ones are refused (8 characters can be guessed offline from one signed webhook).
+ */
+export const WEBHOOK_SECRET_MIN_LENGTH = 32;
+
+export const settingsBody = z.object({
+  secretKey: z.string().min(WEBHOOK_SECRET_MIN_LENGTH).max(256).meta({
+    description:
+      'The new webhook secret (32 to 256 characters). The one it replaces keeps signing for the rotation window (SECRET_ROTATION_WINDOW_MS)',
+  }),
+});

@@ -62,4 +62,18 @@ export const deliveryStatsResponse = z
   })
   .meta({ id: 'DeliveryStats' });
 
-export const settingsResponse = z.object({ secretKey: z.string() });
+export const settingsResponse = z
+  .object({
+    secretKey: z
+      .string()
+      .meta({ description: 'The webhook secret: x-signature is keccak256(body + secret)' }),
+    standardWebhooksKey: z.string().meta({
+      description:
+        'The same secret as a Standard Webhooks key (whsec_ + base64 of its UTF-8 bytes), as the official verifiers take it',
+    }),
+    previousSecretValidUntil: z.string().optional().meta({
+      description:
+        'Only during a rotation window: until when (ISO 8601) the previous secret still signs (x-signature with it alone, webhook-signature with both)',
+    }),
+  })
+  .meta({ id: 'Settings' });

@@ -56,11 +56,18 @@ async function runTrigger(
   item: Item,
   decoded: Record<string, unknown> | undefined,
   reader: ChainReader,
+  meter: (ms: number) => void,
 ): Promise<TriggerResult> {
   const planned = planTriggerCall(trigger, item, decoded);
   if (!planned.ok) return { name: 'error', value: planned.error };
   try {
-    return triggerResult(trigger, await reader.call(planned.call));
+    const returned = await reader.call(planned.call);
+    const started = performance.now();
+    try {
+      return triggerResult(trigger, returned);
+    } finally {
+      meter(performance.now() - started);
+    }
   } catch (err) {
     return triggerError(err);
   }
@@ -79,13 +86,16 @@ const KINDS: readonly ItemKind[] = [
  * Completes a matched body with what needs the chain: `triggers` results on each item (in the
  * stream's trigger order; a failed call gives `{name:"error", value:<message>}`) and
  * `nativeBalances` of the addresses the getNativeBalances selectors pick, de-duplicated.
- * Every call goes through `reader`, which runs them at the webhook's block.
+ * Every call goes through `reader`, which runs them at the webhook's block. `meter` is told the
+ * time spent computing (planning calls, decoding their results), not the time waiting for the node.
  */
 export async function enrichMatch(
   stream: CompiledStream,
   body: WebhookBody,
   reader: ChainReader,
+  meter: (ms: number) => void = () => undefined,
 ): Promise<void> {
+  const started = performance.now();
   const jobs: Promise<void>[] = [];
   const decodedLogs = new Map<Item, Record<string, unknown> | undefined>();
   const decodedOf = (kind: ItemKind, item: Item) => {
@@ -103,7 +113,7 @@ export async function enrichMatch(
       if (applicable.length === 0) continue;
       const decoded = decodedOf(kind, item);
       jobs.push(
-        Promise.all(applicable.map((t) => runTrigger(t, item, decoded, reader))).then((results) => {
+        Promise.all(applicable.map((t) => runTrigger(t, item, decoded, reader, meter))).then((results) => {
           item.triggers = results;
         }),
       );
@@ -126,6 +136,7 @@ export async function enrichMatch(
       }
     }
   }
+  meter(performance.now() - started);
   const balances = Promise.all(
     addresses.map(async (address) => ({ address, balance: (await reader.balance(address)).toString() })),
   );

@@ -77,11 +77,17 @@ export function compileFilter(filter: Filter): CompiledFilter {
   }
   const [field, value] = arg as [string, unknown];
   if (op === 'in' || op === 'nin') {
-    const set = (value as unknown[]).map(normalize);
+    // Equal under compareNormalized is equal as a string (bigints compare as their digits): one
+    // lookup per log, whatever the list's length.
+    const set = new Set<string>();
+    for (const v of value as unknown[]) {
+      const y = normalize(v);
+      if (y !== undefined) set.add(String(y));
+    }
     const wanted = op === 'in';
     return (f) => {
       const x = normalize(f[field]);
-      return set.some((y) => compareNormalized(x, y) === 0) === wanted;
+      return (x !== undefined && set.has(String(x))) === wanted;
     };
   }
   const y = normalize(value);

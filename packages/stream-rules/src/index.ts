@@ -24,6 +24,7 @@ export {
 } from './matchBlock.ts';
 export { StreamIndex } from './streamIndex.ts';
 export { streamReads } from './streamReads.ts';
+export { DEFAULT_STREAM_LIMITS, STREAM_LIMIT_VARIABLES, type StreamLimits } from './streamLimits.ts';
 export { type ItemKind, itemKindOf, resolveSelector } from './selectors.ts';
 export {
   type CompiledTrigger,

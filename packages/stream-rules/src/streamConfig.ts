@@ -2,6 +2,13 @@ import type { ChainRegistry } from '@tributary/chains';
 import { z } from 'zod';
 import { checkFilterShape } from './evaluateFilter.ts';
 import { type AbiEvent, abiEvents, topic0OfSignature } from './eventSignature.ts';
+import {
+  DEFAULT_STREAM_LIMITS,
+  STREAM_LIMIT_VARIABLES,
+  type StreamLimits,
+  jsonDepth,
+  overLimits,
+} from './streamLimits.ts';
 
 const abiParam: z.ZodType<unknown> = z
   .object({
@@ -87,8 +94,27 @@ const TRIGGER_SELECTORS: Record<(typeof TRIGGER_TYPES)[number], readonly string[
 export type ValidationDetails = Record<string, { message: string }>;
 export type ValidationResult = { ok: true; config: StreamConfig } | { ok: false; details: ValidationDetails };
 
-/** Validates a whole stream body: its shape, then the create rules of the wire contract. */
-export function validateStreamConfig(input: unknown, chains: ChainRegistry): ValidationResult {
+/**
+ * Validates a whole stream body: its nesting, its shape, its sizes against the operator's limits,
+ * then the create rules of the wire contract.
+ */
+export function validateStreamConfig(
+  input: unknown,
+  chains: ChainRegistry,
+  limits: StreamLimits = DEFAULT_STREAM_LIMITS,
+): ValidationResult {
+  // Walked without recursion before anything recursive (the schema, ABI parsing) meets it.
+  const depth = jsonDepth(input, limits.jsonDepth);
+  if (depth > limits.jsonDepth) {
+    return {
+      ok: false,
+      details: {
+        body: {
+          message: `nested more than ${limits.jsonDepth} levels: the limit is ${limits.jsonDepth} (${STREAM_LIMIT_VARIABLES.jsonDepth})`,
+        },
+      },
+    };
+  }
   const parsed = streamBody.safeParse(input);
   const details: ValidationDetails = {};
   if (!parsed.success) {
@@ -99,6 +125,8 @@ export function validateStreamConfig(input: unknown, chains: ChainRegistry): Val
     return { ok: false, details };
   }
   const config = parsed.data;
+  const tooLarge = overLimits(config as Record<string, unknown>, limits);
+  if (Object.keys(tooLarge).length > 0) return { ok: false, details: tooLarge };
   const add = (key: string, message: string) => {
     details[key] ??= { message };
   };

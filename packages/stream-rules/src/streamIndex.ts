@@ -125,17 +125,20 @@ export class StreamIndex {
 
   /**
    * The webhook bodies of one block event: every stream of the event's chain that `accept`s it
-   * (status, creation time) and matched something.
+   * (status, creation time) and matched something. `meter` is told how long each stream took.
    */
   match(
     event: FullBlockEvent,
     tokenInfo: (address: string) => TokenInfo | undefined,
     accept: (stream: CompiledStream) => boolean = () => true,
+    meter?: (stream: CompiledStream, ms: number) => void,
   ): { stream: CompiledStream; match: BlockMatch }[] {
     const out: { stream: CompiledStream; match: BlockMatch }[] = [];
     for (const [stream, c] of this.candidates(event)) {
       if (!stream.chainIds.has(event.chainId) || !accept(stream)) continue;
+      const started = meter ? performance.now() : 0;
       const match = matchBlock(stream, event, tokenInfo, c);
+      if (meter) meter(stream, performance.now() - started);
       if (match) out.push({ stream, match });
     }
     return out;

@@ -1,40 +1,54 @@
 import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl, isPrivateAddress } from './checkWebhookUrl.ts';
+import { checkWebhookUrl } from './checkWebhookUrl.ts';
+import type { WebhookPolicy } from './webhookPolicy.ts';
+
+const open: WebhookPolicy = { allowPrivate: false, requireHttps: false, allowedPorts: [] };
+const reason = (url: string, policy: Partial<WebhookPolicy> = {}) => {
+  const check = checkWebhookUrl(url, { ...open, ...policy });
+  return check.ok ? 'ok' : check.reason;
+};
 
 describe('checkWebhookUrl', () => {
-  it('classifies private, loopback and link-local addresses', () => {
-    for (const ip of [
-      '127.0.0.1',
-      '10.1.2.3',
-      '172.20.0.1',
-      '192.168.1.1',
-      '169.254.169.254',
-      '::1',
-      'fe80::1',
-      'fd00::1',
-      '::ffff:127.0.0.1',
-      '0.0.0.0',
-    ]) {
-      expect(isPrivateAddress(ip), ip).toBe(true);
-    }
-    for (const ip of ['8.8.8.8', '1.1.1.1', '2606:4700::1111']) expect(isPrivateAddress(ip), ip).toBe(false);
+  it('takes http(s) URLs only', () => {
+    expect(reason('not a url')).toBe('not a valid URL');
+    expect(reason('ftp://8.8.8.8/')).toBe('not an http(s) URL');
+    expect(reason('file:///etc/passwd')).toBe('not an http(s) URL');
+    expect(reason('http://hooks.example/h')).toBe('ok');
   });
 
-  it('refuses loopback and link-local URLs unless allowed', async () => {
-    expect(await checkWebhookUrl('http://127.0.0.1:8080/hook', { allowPrivate: false })).toMatchObject({
-      ok: false,
-    });
-    expect(await checkWebhookUrl('http://[::1]/hook', { allowPrivate: false })).toMatchObject({ ok: false });
-    expect(await checkWebhookUrl('http://169.254.169.254/latest', { allowPrivate: false })).toMatchObject({
-      ok: false,
-    });
-    expect(await checkWebhookUrl('http://localhost/hook', { allowPrivate: false })).toMatchObject({
-      ok: false,
-    });
-    expect(await checkWebhookUrl('http://127.0.0.1:8080/hook', { allowPrivate: true })).toMatchObject({
-      ok: true,
-    });
-    expect(await checkWebhookUrl('ftp://8.8.8.8/', { allowPrivate: true })).toMatchObject({ ok: false });
-    expect(await checkWebhookUrl('http://8.8.8.8/hook', { allowPrivate: false })).toMatchObject({ ok: true });
+  it('refuses http: when the operator requires https', () => {
+    expect(reason('http://hooks.example/h', { requireHttps: true })).toBe('https is required');
+    expect(reason('https://hooks.example/h', { requireHttps: true })).toBe('ok');
+  });
+
+  it("holds the port, or the scheme's default, to the operator's list", () => {
+    const allowedPorts = [443, 8443];
+    expect(reason('https://hooks.example/h', { allowedPorts })).toBe('ok');
+    expect(reason('https://hooks.example:8443/h', { allowedPorts })).toBe('ok');
+    expect(reason('http://hooks.example/h', { allowedPorts })).toBe('the port is not allowed');
+    expect(reason('https://hooks.example:6379/h', { allowedPorts })).toBe('the port is not allowed');
+    expect(reason('http://hooks.example:6379/h')).toBe('ok');
+  });
+
+  it('refuses an address literal of a refused class, in every spelling the URL parser reads', () => {
+    for (const url of [
+      'http://127.0.0.1:8080/hook',
+      'http://2130706433/',
+      'http://0x7f.1/',
+      'http://[::1]/hook',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[64:ff9b::a9fe:a9fe]/latest',
+      'http://[2002:a9fe:a9fe::]/latest',
+      'http://169.254.169.254/latest',
+      'http://[2001::1]/',
+      'http://192.0.2.1/',
+    ]) {
+      expect(reason(url), url).toBe('the address is not allowed');
+    }
+    expect(reason('http://127.0.0.1:8080/hook', { allowPrivate: true })).toBe('ok');
+    expect(reason('http://192.0.2.1/', { allowPrivate: true })).toBe('the address is not allowed');
+    expect(reason('http://8.8.8.8/hook')).toBe('ok');
+    // A name is checked where it is resolved: at connect time, in the socket's lookup.
+    expect(reason('http://localhost/hook')).toBe('ok');
   });
 });

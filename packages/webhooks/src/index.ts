@@ -17,9 +17,16 @@ export {
   serializeWebhook,
   withRetries,
 } from './webhookBody.ts';
-export { signWebhook, standardWebhookSignature, webhookHeaders } from './signWebhook.ts';
-export { type UrlCheck, checkWebhookUrl, isPrivateAddress } from './checkWebhookUrl.ts';
-export { type PostResult, postWebhook } from './postWebhook.ts';
+export {
+  type SigningSecrets,
+  signWebhook,
+  standardWebhookSignature,
+  webhookHeaders,
+} from './signWebhook.ts';
+export { standardWebhooksKey } from './standardWebhooksKey.ts';
+export type { ResolveHost } from './createWebhookLookup.ts';
+export { type PostResult, type WebhookPoster, createWebhookPoster } from './createWebhookPoster.ts';
+export type { WebhookPolicy } from './webhookPolicy.ts';
 export {
   DELIVERY_BATCH_SIZE,
   type DeliveryOutcome,

@@ -1,5 +1,8 @@
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
 import { describe, expect, it } from 'vitest';
 import { signWebhook, webhookHeaders } from './signWebhook.ts';
+import { standardWebhooksKey } from './standardWebhooksKey.ts';
 import { TEST_WEBHOOK_BODY, serializeWebhook, withRetries } from './webhookBody.ts';
 
 const VECTOR_BODY =
@@ -44,7 +47,7 @@ describe('signWebhook', () => {
     const h = webhookHeaders({
       id: 'd1',
       body: VECTOR_BODY,
-      secret: 'my-secret',
+      secrets: { current: 'my-secret' },
       queueSize: 3,
       nowSeconds: 1700,
     });
@@ -58,4 +61,55 @@ describe('signWebhook', () => {
       'webhook-signature': 'v1,UNBCMSOmCZAZIVvOccJrMdZBmPbDidWSFG+H90oUa/k=',
     });
   });
+
+  it('during a rotation window signs webhook-signature with the new then the old secret, x-signature with the old', () => {
+    const h = webhookHeaders({
+      id: 'd1',
+      body: VECTOR_BODY,
+      secrets: { current: NEW, previous: 'my-secret' },
+      queueSize: 0,
+      nowSeconds: 1700,
+    });
+    // The new secret's signature as the official library computes it, then the one above.
+    const byLibrary = new StandardWebhook(standardWebhooksKey(NEW)).sign(
+      'd1',
+      new Date(1_700_000),
+      VECTOR_BODY,
+    );
+    expect(h['webhook-signature']).toBe(`${byLibrary} v1,UNBCMSOmCZAZIVvOccJrMdZBmPbDidWSFG+H90oUa/k=`);
+    expect(h['x-signature']).toBe('0x2ca090d8a2081f8b72a83a1d58fc5392c7a5e839c057fea60e9a6b5ccb245aba');
+  });
+});
+
+const NEW = 'UJ8qXr4m0cM3t7ZsYb2Kd9LwAf6HnEvP';
+const OLD = 'my-previous-secret-of-32-characters';
+
+describe('the official Standard Webhooks verifiers', () => {
+  const verifiers = [
+    ['standardwebhooks', (key: string) => new StandardWebhook(key)],
+    ['svix', (key: string) => new SvixWebhook(key)],
+  ] as const;
+  const headersOf = (secrets: { current: string; previous?: string }) =>
+    webhookHeaders({ id: 'msg_1', body: VECTOR_BODY, secrets, queueSize: 0 });
+
+  it('gives the key as whsec_ + base64 of the secret bytes', () => {
+    expect(standardWebhooksKey('my-secret')).toBe('whsec_bXktc2VjcmV0');
+  });
+
+  for (const [name, verifierOf] of verifiers) {
+    it(`${name} verifies with the key of GET /settings unchanged; during a window with either key`, () => {
+      const outside = headersOf({ current: NEW });
+      expect(() => verifierOf(standardWebhooksKey(NEW)).verify(VECTOR_BODY, outside)).not.toThrow();
+      expect(() => verifierOf(standardWebhooksKey(OLD)).verify(VECTOR_BODY, outside)).toThrow(
+        'No matching signature found',
+      );
+
+      const during = headersOf({ current: NEW, previous: OLD });
+      expect(() => verifierOf(standardWebhooksKey(NEW)).verify(VECTOR_BODY, during)).not.toThrow();
+      expect(() => verifierOf(standardWebhooksKey(OLD)).verify(VECTOR_BODY, during)).not.toThrow();
+      expect(() =>
+        verifierOf(standardWebhooksKey('some-other-secret-of-32-characters')).verify(VECTOR_BODY, during),
+      ).toThrow('No matching signature found');
+    });
+  }
 });

@@ -51,7 +51,7 @@ const validBodies: Record<string, () => unknown> = {
   'DELETE /streams/evm/{id}/address': () => ({ address: OTHER }),
   'PATCH /streams/evm/{id}/address': () => ({ address: [OTHER, EXAMPLE] }),
   'POST /history/replay/{streamId}/{id}': () => ({}),
-  'POST /settings': () => ({ secretKey: 'conformance-secret' }),
+  'POST /settings': () => ({ secretKey: 'conformance-secret-0123456789abcdef' }),
 };
 
 beforeAll(async () => {

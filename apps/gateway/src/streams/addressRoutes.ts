@@ -1,7 +1,10 @@
 import {
+  type PoolClient,
   addStreamAddresses,
+  countAddresses,
   getStream,
   listStreamAddresses,
+  lockAccount,
   removeStreamAddresses,
   replaceStreamAddresses,
   withTransaction,
@@ -9,7 +12,7 @@ import {
 import express, { type Request, type Response, type Router } from 'express';
 import { streamAddressBody, streamListQuery } from '@tributary/schema';
 import { z } from 'zod';
-import { BadRequestError, NotFoundError } from '../errors/apiErrors.ts';
+import { BadRequestError, NotFoundError, ValidationError } from '../errors/apiErrors.ts';
 import { sendJson } from '../json/sendJson.ts';
 import type { Query } from '../params/queryParams.ts';
 import { listLimit } from './pageParams.ts';
@@ -22,6 +25,7 @@ import {
   replaceAddressesContract,
 } from './streamContracts.ts';
 import { type StreamRouteDeps, accountOf, streamIdParam } from './streamDeps.ts';
+import { QUOTA_VARIABLES } from './streamLimitsEnv.ts';
 import { streamChangeOf } from '@tributary/bus';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -45,12 +49,42 @@ async function ownStream(deps: StreamRouteDeps, req: Request, res: Response): Pr
   return id;
 }
 
+/**
+ * Changes a stream's addresses in a transaction that fails (and changes nothing) when the stream
+ * or the account would hold more addresses than its quota: what the matchers hold in memory.
+ */
+async function withinQuotas(
+  deps: StreamRouteDeps,
+  accountId: string,
+  streamId: string,
+  change: (client: PoolClient) => Promise<unknown>,
+): Promise<void> {
+  const { addressesPerStream, addressesPerAccount } = deps.limits.quotas;
+  await withTransaction(deps.pool, async (client) => {
+    await lockAccount(client, accountId);
+    await change(client);
+    const held = await countAddresses(client, accountId, streamId);
+    if (held.stream > addressesPerStream)
+      throw new ValidationError({
+        address: {
+          message: `the stream would hold ${held.stream} addresses: the limit is ${addressesPerStream} (${QUOTA_VARIABLES.addressesPerStream})`,
+        },
+      });
+    if (held.account > addressesPerAccount)
+      throw new ValidationError({
+        address: {
+          message: `the account's streams would hold ${held.account} addresses: the limit is ${addressesPerAccount} (${QUOTA_VARIABLES.addressesPerAccount})`,
+        },
+      });
+  });
+}
+
 /** POST (add) / GET (list) / DELETE (remove) / PATCH (replace) /streams/evm/{id}/address. */
 export function addAddressRoutes(router: Router, deps: StreamRouteDeps): void {
   registerRoute(router, addAddressesContract, bigJson, async (req, res) => {
     const id = await ownStream(deps, req, res);
     const { given, list } = parseAddresses(req.body);
-    await addStreamAddresses(deps.pool, id, list);
+    await withinQuotas(deps, accountOf(res).id, id, (client) => addStreamAddresses(client, id, list));
     deps.announceChange(streamChangeOf(id, 'addresses'));
     sendJson(res, 200, { streamId: id, address: given });
   });
@@ -82,9 +116,7 @@ export function addAddressRoutes(router: Router, deps: StreamRouteDeps): void {
   registerRoute(router, replaceAddressesContract, bigJson, async (req, res) => {
     const id = await ownStream(deps, req, res);
     const { given, list } = parseAddresses(req.body);
-    await withTransaction(deps.pool, async (client) => {
-      await replaceStreamAddresses(client, id, list);
-    });
+    await withinQuotas(deps, accountOf(res).id, id, (client) => replaceStreamAddresses(client, id, list));
     deps.announceChange(streamChangeOf(id, 'addresses'));
     sendJson(res, 200, { streamId: id, address: given });
   });

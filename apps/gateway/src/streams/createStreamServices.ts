@@ -1,8 +1,10 @@
+import { DEFAULT_STREAM_LIMITS, type StreamLimits } from '@tributary/stream-rules';
+import { type AccountQuotas, DEFAULT_ACCOUNT_QUOTAS, streamLimitsEnv } from './streamLimitsEnv.ts';
 import { createKafka, createStreamChangeAnnouncer, kafkaClientLogger } from '@tributary/bus';
 import { envInt, kafkaEnv, redisEnv, webhookQueueEnv, webhookUrlEnv } from '@tributary/config';
 import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
+import { WEBHOOK_QUEUE, createWebhookPoster } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { Partitioners } from 'kafkajs';
 import { createOutageLog, retryUntilDone } from '@tributary/runtime';
@@ -11,6 +13,8 @@ import { createFollowedChains } from '../data/createFollowedChains.ts';
 import { createCursorCodec } from '../cursor/createCursorCodec.ts';
 import type { StreamRouteDeps } from './streamDeps.ts';
 
+const DAY_MS = 86_400_000;
+
 /** Environment of the stream interface (merge into the gateway's env schema). */
 export const streamsEnv = {
   ...kafkaEnv,
@@ -18,6 +22,12 @@ export const streamsEnv = {
   ...webhookQueueEnv,
   ...webhookUrlEnv,
   TEST_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100),
+  ...streamLimitsEnv,
+  /**
+   * How long the webhook secret a POST /settings replaces keeps signing (0: not at all, for a
+   * leaked secret): retries in flight and receivers that switch later still verify.
+   */
+  SECRET_ROTATION_WINDOW_MS: envInt(DAY_MS, 0),
 };
 
 /** Builds the stream routes' dependencies: a Kafka producer for change events and the delivery queue. */
@@ -29,13 +39,18 @@ export async function createStreamServices(opts: {
     REDIS_URL: string;
     WEBHOOK_QUEUE_PREFIX: string;
     ALLOW_PRIVATE_WEBHOOK_URLS: boolean;
+    WEBHOOK_REQUIRE_HTTPS: boolean;
+    WEBHOOK_ALLOWED_PORTS: readonly number[];
     TEST_WEBHOOK_TIMEOUT_MS: number;
+    SECRET_ROTATION_WINDOW_MS?: number;
     FOLLOWED_CHAINS_CACHE_MS?: number;
   };
   pool: Pool;
   chains: ChainRegistry;
   cursorSecret: string;
   logger: Logger;
+  /** What one stream body and one account may hold (default: the documented defaults). */
+  limits?: { stream: StreamLimits; quotas: AccountQuotas };
 }): Promise<{ deps: StreamRouteDeps; close: () => Promise<void> }> {
   const { env } = opts;
   // kafkajs logs every failed connection of a broker restart: one outage line instead, ended by
@@ -70,6 +85,14 @@ export async function createStreamServices(opts: {
     connection: { url: env.REDIS_URL, maxRetriesPerRequest: null },
     prefix: env.WEBHOOK_QUEUE_PREFIX,
   });
+  // Test webhooks leave through the sender's own client, under the same policy.
+  const webhookPoster = createWebhookPoster({
+    policy: {
+      allowPrivate: env.ALLOW_PRIVATE_WEBHOOK_URLS,
+      requireHttps: env.WEBHOOK_REQUIRE_HTTPS,
+      allowedPorts: env.WEBHOOK_ALLOWED_PORTS,
+    },
+  });
   return {
     deps: {
       pool: opts.pool,
@@ -82,12 +105,15 @@ export async function createStreamServices(opts: {
       cursors: createCursorCodec(opts.cursorSecret),
       announceChange,
       deliveryQueue,
-      allowPrivateWebhookUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS,
+      webhookPoster,
       testWebhookTimeoutMs: env.TEST_WEBHOOK_TIMEOUT_MS,
+      limits: opts.limits ?? { stream: DEFAULT_STREAM_LIMITS, quotas: DEFAULT_ACCOUNT_QUOTAS },
+      secretRotationWindowMs: env.SECRET_ROTATION_WINDOW_MS ?? DAY_MS,
       logger: opts.logger,
     },
     close: async () => {
       stopping.abort();
+      webhookPoster.close();
       await Promise.allSettled([producer.disconnect(), deliveryQueue.close()]);
     },
   };

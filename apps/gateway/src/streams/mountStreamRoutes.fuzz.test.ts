@@ -196,8 +196,8 @@ function streamRequest() {
     { address: [ADDRESS] },
   );
   const settings = bodyText(
-    { secretKey: ['secret-key-123', 'short', 'k'.repeat(300)] },
-    { secretKey: 'secret-key-123' },
+    { secretKey: ['secret-key-0123456789-abcdefghijk', 'secret-key-123', 'k'.repeat(300)] },
+    { secretKey: 'secret-key-0123456789-abcdefghijk' },
   );
   const noBody = fc.constant<string | undefined>(undefined);
   /** Bodies by operation; a route not named here gets any of them, or none. */

@@ -20,10 +20,14 @@ import type { RouteContract } from '../openapi/routeContract.ts';
 const STREAM = { description: 'The stream', schema: streamResponse };
 const NOT_FOUND = { description: 'No such stream in this account' };
 const TEST_WEBHOOK_FAILED = {
-  description: 'The test webhook to webhookUrl did not get a 2xx: "Could not POST to <url>. ..."',
+  description:
+    'The test webhook to webhookUrl did not get a 2xx, or the URL is not allowed: "Could not POST to <url>. ..."',
 };
 const BAD_LIST = { description: 'limit missing or outside 1..100, or a cursor that cannot be used' };
-const RULES = { description: 'The body breaks the stream rules: "Validation Failed" with details per field' };
+const RULES = {
+  description:
+    'The body breaks the stream rules or a limit (README Limits), or the account has its quota of streams: "Validation Failed" with details per field',
+};
 const BAD_ADDRESSES = { description: 'address is not an address or a list of addresses' };
 
 function stream(contract: Omit<RouteContract, 'mount' | 'tag'>): RouteContract {
@@ -89,7 +93,13 @@ export const setStreamStatusContract = stream({
   },
 });
 
+const OVER_QUOTA = {
+  description:
+    'the stream or the account would hold more addresses than its quota (LIMIT_ADDRESSES_PER_STREAM, LIMIT_ADDRESSES_PER_ACCOUNT); nothing is changed',
+};
+
 function addressContract(method: 'post' | 'delete' | 'patch', summary: string): RouteContract {
+  const quota: Record<number, typeof OVER_QUOTA> = method === 'delete' ? {} : { 422: OVER_QUOTA };
   return stream({
     method,
     path: '/streams/evm/:id/address',
@@ -100,6 +110,7 @@ function addressContract(method: 'post' | 'delete' | 'patch', summary: string): 
       200: { description: 'The addresses as given', schema: streamAddressResponse },
       400: BAD_ADDRESSES,
       404: NOT_FOUND,
+      ...quota,
     },
   });
 }
@@ -173,7 +184,9 @@ export const getSettingsContract: RouteContract = {
   method: 'get',
   path: '/settings',
   summary: "The account's webhook signing secret",
-  responses: { 200: { description: 'The secret', schema: settingsResponse } },
+  responses: {
+    200: { description: 'The secret, also as a Standard Webhooks key', schema: settingsResponse },
+  },
 };
 
 export const setSettingsContract: RouteContract = {
@@ -181,11 +194,11 @@ export const setSettingsContract: RouteContract = {
   tag: 'settings',
   method: 'post',
   path: '/settings',
-  summary: "Set the account's webhook signing secret",
+  summary: "Rotate the account's webhook signing secret (the previous one signs until the window ends)",
   body: settingsBody,
   responses: {
     200: { description: 'The new secret', schema: settingsResponse },
-    422: { description: 'secretKey is not a string of 8 to 256 characters' },
+    422: { description: 'secretKey is not a string of 32 to 256 characters' },
   },
 };
 

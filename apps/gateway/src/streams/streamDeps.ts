@@ -1,12 +1,15 @@
 import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
 import { type StreamChange, streamId } from '@tributary/schema';
+import type { WebhookPoster } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import type { Response } from 'express';
+import type { StreamLimits } from '@tributary/stream-rules';
 import type { Logger } from 'pino';
 import type { CursorCodec } from '../cursor/createCursorCodec.ts';
 import type { FollowedChains } from '../data/createFollowedChains.ts';
 import { NotFoundError } from '../errors/apiErrors.ts';
+import type { AccountQuotas } from './streamLimitsEnv.ts';
 
 export interface StreamRouteDeps {
   pool: Pool;
@@ -21,8 +24,13 @@ export interface StreamRouteDeps {
   announceChange: (change: StreamChange) => void;
   /** The webhook delivery queue: replays and resumed (held) deliveries are enqueued here. */
   deliveryQueue: Queue;
-  allowPrivateWebhookUrls: boolean;
+  /** POSTs test webhooks within the operator's policy of where webhooks may go. */
+  webhookPoster: WebhookPoster;
   testWebhookTimeoutMs: number;
+  /** What one stream body may hold, and what one account may keep (README "Limits"). */
+  limits: { stream: StreamLimits; quotas: AccountQuotas };
+  /** How long a replaced webhook secret keeps signing (SECRET_ROTATION_WINDOW_MS). */
+  secretRotationWindowMs: number;
   logger: Logger;
 }
 

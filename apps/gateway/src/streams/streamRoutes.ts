@@ -1,16 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import {
+  countAccountStreams,
   deleteStream,
   getStream,
-  getWebhookSecret,
+  getWebhookSecrets,
   insertStream,
   listStreams,
+  lockAccount,
   releaseHeldDeliveries,
   setStreamStatus,
   updateStreamConfig,
+  withTransaction,
 } from '@tributary/db';
 import { validateStreamConfig } from '@tributary/stream-rules';
-import { enqueueDelivery } from '@tributary/webhooks';
+import { type SigningSecrets, enqueueDelivery } from '@tributary/webhooks';
 import { streamListQuery, streamStatusBody } from '@tributary/schema';
 import type { Router } from 'express';
 import { z } from 'zod';
@@ -31,6 +34,7 @@ import {
 } from './streamContracts.ts';
 import { sendTestWebhook } from './sendTestWebhook.ts';
 import { type StreamRouteDeps, accountOf, streamIdParam } from './streamDeps.ts';
+import { QUOTA_VARIABLES } from './streamLimitsEnv.ts';
 import { streamChangeOf } from '@tributary/bus';
 
 const listKey = z.object({ createdAt: z.string(), id: z.string().uuid() });
@@ -38,7 +42,7 @@ const listKey = z.object({ createdAt: z.string(), id: z.string().uuid() });
 const STATUS_MESSAGES = { active: 'Stream is active', paused: 'Stream is paused' } as const;
 
 function validate(deps: StreamRouteDeps, body: unknown) {
-  const result = validateStreamConfig(body, deps.chains);
+  const result = validateStreamConfig(body, deps.chains, deps.limits.stream);
   if (!result.ok) throw new ValidationError(result.details);
   return result.config;
 }
@@ -60,8 +64,13 @@ async function warnUnfollowed(deps: StreamRouteDeps, streamId: string, chainIds:
   }
 }
 
-async function secretOf(deps: StreamRouteDeps, accountId: string, fallback: string): Promise<string> {
-  return (await getWebhookSecret(deps.pool, accountId)) ?? fallback;
+/** The account's secrets as the sender would sign with them now (a rotation window included). */
+async function secretsOf(
+  deps: StreamRouteDeps,
+  accountId: string,
+  fallback: string,
+): Promise<SigningSecrets> {
+  return (await getWebhookSecrets(deps.pool, accountId)) ?? { current: fallback };
 }
 
 /** PUT/GET/POST/DELETE /streams/evm[/{id}] and POST /streams/evm/{id}/status. */
@@ -69,12 +78,23 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
   registerRoute(router, createStreamContract, async (req, res) => {
     const account = accountOf(res);
     const config = validate(deps, req.body);
-    await sendTestWebhook(deps, config.webhookUrl, await secretOf(deps, account.id, account.webhookSecret));
-    const row = await insertStream(deps.pool, {
-      id: randomUUID(),
-      accountId: account.id,
-      config,
-      chainIds: config.chainIds.map((c) => Number.parseInt(c, 16)),
+    await sendTestWebhook(deps, config.webhookUrl, await secretsOf(deps, account.id, account.webhookSecret));
+    const row = await withTransaction(deps.pool, async (client) => {
+      await lockAccount(client, account.id);
+      const streams = await countAccountStreams(client, account.id);
+      const most = deps.limits.quotas.streamsPerAccount;
+      if (streams >= most)
+        throw new ValidationError({
+          streams: {
+            message: `this account has ${streams} streams: the limit is ${most} (${QUOTA_VARIABLES.streamsPerAccount})`,
+          },
+        });
+      return insertStream(client, {
+        id: randomUUID(),
+        accountId: account.id,
+        config,
+        chainIds: config.chainIds.map((c) => Number.parseInt(c, 16)),
+      });
     });
     deps.announceChange(streamChangeOf(row.id, 'upsert'));
     await warnUnfollowed(deps, row.id, config.chainIds);
@@ -122,7 +142,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
       Object.defineProperty(merged, k, { value: v, enumerable: true, writable: true, configurable: true });
     }
     const config = validate(deps, merged);
-    await sendTestWebhook(deps, config.webhookUrl, await secretOf(deps, account.id, account.webhookSecret));
+    await sendTestWebhook(deps, config.webhookUrl, await secretsOf(deps, account.id, account.webhookSecret));
     const row = await updateStreamConfig(
       deps.pool,
       account.id,
@@ -158,7 +178,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     }
     if (status === 'active' && existing.status !== 'active') {
       const url = String(existing.config['webhookUrl']);
-      await sendTestWebhook(deps, url, await secretOf(deps, account.id, account.webhookSecret));
+      await sendTestWebhook(deps, url, await secretsOf(deps, account.id, account.webhookSecret));
     }
     const row = await setStreamStatus(deps.pool, account.id, id, status, STATUS_MESSAGES[status]);
     if (!row) throw new NotFoundError('Stream not found');

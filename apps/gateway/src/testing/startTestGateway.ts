@@ -4,11 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { createChainRegistry } from '@tributary/chains';
 import { type CreatedApiKey, createAccountWithKey } from '@tributary/db';
 import { type Health, type Registry, createHealth, createLogger, createMetrics } from '@tributary/runtime';
+import type { WebhookPoster } from '@tributary/webhooks';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type AppDeps, createApp } from '../app/createApp.ts';
 import { createHttpServer } from '../app/createHttpServer.ts';
+import type { StreamRouteDeps } from '../streams/streamDeps.ts';
 import { createTestStreamServices } from './createTestStreamServices.ts';
 import { type TestDatabase, TEST_REDIS_URL, createTestDatabase } from './testDatabase.ts';
 
@@ -31,7 +33,7 @@ export interface TestGateway {
 /**
  * A gateway on port 0 over its own fresh database and its own Redis key prefix. `streams: true`
  * mounts the real stream interface (see createTestStreamServices) in place of `mountStreams`,
- * on `kafkaBrokers` when given.
+ * on `kafkaBrokers` when given, its test webhooks sent by `webhookPoster` when given.
  */
 export async function startTestGateway(
   overrides: Partial<
@@ -50,6 +52,8 @@ export async function startTestGateway(
       streams: boolean;
       logger: Logger;
       kafkaBrokers: string[];
+      webhookPoster: WebhookPoster;
+      limits: StreamRouteDeps['limits'];
       /** A Redis of the test's own (closed by the test); by default one on the run's Redis. */
       redis: Redis;
     }
@@ -60,7 +64,12 @@ export async function startTestGateway(
   const redis = overrides.redis ?? new Redis(TEST_REDIS_URL, { lazyConnect: false });
   const logger = overrides.logger ?? createLogger('gateway-test', process.env['LOG_LEVEL'] ?? 'silent');
   const streams = overrides.streams
-    ? await createTestStreamServices(db.pool, TEST_REDIS_URL, logger, overrides.kafkaBrokers)
+    ? await createTestStreamServices(db.pool, TEST_REDIS_URL, {
+        logger,
+        ...(overrides.kafkaBrokers ? { kafkaBrokers: overrides.kafkaBrokers } : {}),
+        ...(overrides.webhookPoster ? { webhookPoster: overrides.webhookPoster } : {}),
+        ...(overrides.limits ? { limits: overrides.limits } : {}),
+      })
     : undefined;
   const prefix = `test:gw:${randomBytes(6).toString('hex')}:`;
   const health = createHealth();

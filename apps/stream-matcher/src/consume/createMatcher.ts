@@ -52,6 +52,8 @@ export interface MatcherOptions {
   metrics?: MatcherMetrics;
   /** A gap found in the block topic (the broker lost messages): counted; the blocks are published again. */
   onGap?: (gap: Gap) => void;
+  /** Time one stream may take to evaluate one block (default 250 ms); over it, it is no longer evaluated. */
+  budgetMs?: number;
 }
 
 export interface Matcher {
@@ -109,7 +111,10 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     queue,
     logger,
     readers: opts.readers,
-    ...(opts.metrics ? { onCompletion: opts.metrics.blockCompleted } : {}),
+    ...(opts.metrics
+      ? { onCompletion: opts.metrics.blockCompleted, onSuspended: opts.metrics.streamSuspended }
+      : {}),
+    ...(opts.budgetMs !== undefined ? { budgetMs: opts.budgetMs } : {}),
     onEnqueue: (err) => (err === undefined ? redisOutage.ok() : redisOutage.failed(err)),
     ...(opts.metrics ? { onStored: opts.metrics.stored } : {}),
   });

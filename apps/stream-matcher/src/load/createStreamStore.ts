@@ -77,7 +77,7 @@ export function createStreamStore(opts: { pool: Pool; logger: Logger }): StreamS
     if (version === undefined) versions.delete(streamId);
     else versions.set(streamId, version);
     const row = await getStreamById(opts.pool, streamId);
-    if (!row || (row.status !== 'active' && row.status !== 'error')) {
+    if (!row || (row.status !== 'active' && row.status !== 'error') || row.suspendedReason !== null) {
       index.remove(streamId);
       return;
     }

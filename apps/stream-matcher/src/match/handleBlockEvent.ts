@@ -8,6 +8,7 @@ import {
   findUnconfirmedDeliveries,
   insertDeliveries,
   insertDelivery,
+  suspendStreamEvaluation,
 } from '@tributary/db';
 import {
   type BlockEvent,
@@ -50,6 +51,16 @@ export interface BlockHandlerDeps {
   tokenCacheMs?: number;
   /** How long the fast-path enqueue may take before the relay is left to do it. */
   enqueueTimeoutMs?: number;
+  /**
+   * Time one stream may take to evaluate one block (matching, and computing its triggers; not
+   * waiting for the node). A stream over it on `budgetStrikes` blocks in a row (3) stops being
+   * evaluated: it would delay every other. In a row, so that a pause of the whole process (a
+   * garbage collection, a busy machine) that lands on an innocent stream once is not held against it.
+   */
+  budgetMs?: number;
+  budgetStrikes?: number;
+  /** A stream went over the budget and is no longer evaluated (for the metrics). */
+  onSuspended?: (streamId: string) => void;
   /** Told whether the fast-path enqueue worked (an outage is logged once, not per block). */
   onEnqueue?: (err: unknown) => void;
   /** The matches of a block event and the delivery rows it created (not found from an earlier run). */
@@ -211,6 +222,41 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
     return { event: received, takes: (s) => takes(s) && coversContents(contentsOf(received), s.reads) };
   }
 
+  const budgetMs = deps.budgetMs ?? 250;
+  const budgetStrikes = deps.budgetStrikes ?? 3;
+  // Blocks in a row over the budget, by stream (a block within it clears the count).
+  const strikes = new Map<string, number>();
+  /** Streams over the budget on enough blocks in a row: no longer evaluated, and told why. */
+  async function suspendOverBudget(event: FullBlockEvent, cost: Map<CompiledStream, number>) {
+    for (const [stream, ms] of cost) {
+      if (ms <= budgetMs) {
+        strikes.delete(stream.id);
+        continue;
+      }
+      const count = (strikes.get(stream.id) ?? 0) + 1;
+      if (count < budgetStrikes) {
+        strikes.set(stream.id, count);
+        continue;
+      }
+      strikes.delete(stream.id);
+      const reason = `evaluating block ${event.block.number} of chain 0x${event.chainId.toString(16)} took ${Math.round(ms)} ms, over the budget of ${budgetMs} ms per stream and block (STREAM_BLOCK_BUDGET_MS) on ${budgetStrikes} blocks in a row: the stream is no longer evaluated; update it or set it active to try again`;
+      const suspended = await suspendStreamEvaluation(deps.pool, stream.id, reason);
+      await deps.store.reload(stream.id);
+      if (!suspended) continue;
+      deps.onSuspended?.(stream.id);
+      deps.logger.warn(
+        {
+          streamId: stream.id,
+          accountId: stream.accountId,
+          block: event.block.number,
+          ms: Math.round(ms),
+          budgetMs,
+        },
+        'stream over its time budget: no longer evaluated',
+      );
+    }
+  }
+
   return async (received) => {
     if (received.type === 'removed') return handleRemoved(received);
     if (deps.store.size() === 0) return 0;
@@ -219,8 +265,13 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
     );
     await prefetchTokens(event.chainId, new Set(event.logs.map((l) => l.address)));
     const tokenInfo = (a: string) => tokenCache.get(`${event.chainId}:${a}`)?.info;
-    const matches = deps.store.index().match(event, tokenInfo, takes);
-    if (matches.length === 0) return 0;
+    const cost = new Map<CompiledStream, number>();
+    const meter = (s: CompiledStream, ms: number) => cost.set(s, (cost.get(s) ?? 0) + ms);
+    const matches = deps.store.index().match(event, tokenInfo, takes, meter);
+    if (matches.length === 0) {
+      await suspendOverBudget(event, cost);
+      return 0;
+    }
 
     const reader = deps.readers.forBlock(event.chainId, event.block.number);
     await Promise.all(
@@ -228,7 +279,7 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
         .filter(
           ({ stream }) => stream.triggers.length > 0 || (stream.config.getNativeBalances ?? []).length > 0,
         )
-        .map(({ stream, match }) => enrichMatch(stream, match.body, reader)),
+        .map(({ stream, match }) => enrichMatch(stream, match.body, reader, (ms) => meter(stream, ms))),
     );
 
     // A confirmed block also owes its unconfirmed webhook: when the block was never seen as new
@@ -255,6 +306,8 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
       jobId: jobIds[i] as string,
     }));
     const enqueued = await storeAndEnqueue(rows, matches.length);
+    // After its webhooks of this block are stored: they were computed already.
+    await suspendOverBudget(event, cost);
     deps.logger.debug(
       {
         block: event.block.number,

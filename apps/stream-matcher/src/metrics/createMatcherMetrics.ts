@@ -16,6 +16,8 @@ export interface MatcherMetrics {
   blockCompleted(outcome: 'completed' | 'orphaned'): void;
   /** Where the gauge of how long the current block has waited for the node reads its seconds. */
   contentsWait(source: () => number): void;
+  /** A stream went over its time budget per block and is no longer evaluated. */
+  streamSuspended(streamId: string): void;
 }
 
 /** What an operator asks of the matcher: time per block, matches, deliveries created. */
@@ -73,7 +75,15 @@ export function createMatcherMetrics(registry: Registry): MatcherMetrics {
       this.set(waitSeconds());
     },
   });
+  const suspended = new Counter({
+    name: 'tributary_matcher_streams_suspended_total',
+    help: 'Streams no longer evaluated because one block took them longer than STREAM_BLOCK_BUDGET_MS',
+    registers: [registry],
+  });
   return {
+    streamSuspended() {
+      suspended.inc();
+    },
     blockCompleted(outcome) {
       completions.inc({ outcome });
     },

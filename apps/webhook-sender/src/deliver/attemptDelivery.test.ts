@@ -1,5 +1,6 @@
 import { type Pool, createPool } from '@tributary/db';
 import { type TestDatabase, createTestDatabase, freePort } from '@tributary/testkit';
+import { createWebhookPoster } from '@tributary/webhooks';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertTestAccount, insertTestDelivery, insertTestStream } from '../testing/senderFixtures.ts';
@@ -37,7 +38,9 @@ describe('a failed attempt in the log', () => {
         logger,
         retryScheduleMs: [60_000],
         timeoutMs: 5_000,
-        allowPrivate: true,
+        poster: createWebhookPoster({
+          policy: { allowPrivate: true, requireHttps: false, allowedPorts: [] },
+        }),
         successRateThreshold: 70,
         onStreamStatusChanged: () => undefined,
         store: createDeliveryStore(pool, {

@@ -11,7 +11,7 @@ import {
 } from '@tributary/db';
 import {
   type DeliveryOutcome,
-  postWebhook,
+  type WebhookPoster,
   redactUrl,
   webhookHeaders,
   withRetries,
@@ -29,7 +29,8 @@ export interface AttemptDeps {
   logger: Logger;
   retryScheduleMs: readonly number[];
   timeoutMs: number;
-  allowPrivate: boolean;
+  /** Sends each attempt, within the operator's policy of where webhooks may go. */
+  poster: WebhookPoster;
   successRateThreshold: number;
   /** Tells the matchers at once that a stream changed status (it now holds its webhooks); never throws. */
   onStreamStatusChanged: (streamId: string) => void;
@@ -126,13 +127,14 @@ export async function attemptDelivery(
   const slotTaken = performance.now();
   // The stored body has retries 0: the first attempt sends it as it is.
   const body = attemptsMade === 0 ? d.body : withRetries(d.body, attemptsMade);
-  const result = await postWebhook({
-    url: d.webhookUrl,
-    body,
-    headers: webhookHeaders({ id: d.id, body, secret: d.secret, queueSize }),
-    timeoutMs: deps.timeoutMs,
-    allowPrivate: deps.allowPrivate,
-  }).finally(() => deps.slots.release(endpoint, performance.now() - slotTaken));
+  const result = await deps.poster
+    .post({
+      url: d.webhookUrl,
+      body,
+      headers: webhookHeaders({ id: d.id, body, secrets: d.secrets, queueSize }),
+      timeoutMs: deps.timeoutMs,
+    })
+    .finally(() => deps.slots.release(endpoint, performance.now() - slotTaken));
 
   if (result.ok) {
     deps.onAttempt?.('delivered', result.latencyMs);

@@ -39,7 +39,7 @@ export function createDeliveryWorker(
     redisUrl: string;
     queuePrefix: string;
     concurrency: number;
-    /** Requests in flight to one endpoint from this process (0: no bound). */
+    /** Requests in flight to one endpoint (origin) from this process (0: no bound). */
     endpointConcurrency: number;
     lockDurationMs: number;
     stalledIntervalMs: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEndpointSlots } from './createEndpointSlots.ts';
+import { createEndpointSlots, endpointOf } from './createEndpointSlots.ts';
 
 describe('endpoint slots', () => {
   it('bounds the requests in flight per endpoint, not across endpoints', () => {
@@ -83,5 +83,20 @@ describe('endpoint slots', () => {
     slots.tryAcquire('fast');
     slots.release('fast', 4);
     expect(slots.postponeFor('fast', 10_000, 100_000, 0)).toBe(4);
+  });
+
+  it('counts one origin (scheme://host:port) as one endpoint, whatever its paths and queries', () => {
+    const slots = createEndpointSlots(2);
+    const taken = [
+      'http://victim.example/a?n=1',
+      'http://VICTIM.example:80/b?n=2',
+      'http://victim.example./?n=3',
+    ];
+    expect(taken.map((url) => slots.tryAcquire(endpointOf(url)))).toEqual([true, true, false]);
+    expect(new Set(taken.map(endpointOf))).toEqual(new Set(['http://victim.example:80']));
+    // Another scheme or port is another origin.
+    expect(endpointOf('https://victim.example/a')).toBe('https://victim.example:443');
+    expect(endpointOf('http://victim.example:8080/a#x')).toBe('http://victim.example:8080');
+    expect(endpointOf('http://[::1]:9000/a')).toBe('http://[::1]:9000');
   });
 });

@@ -1,7 +1,7 @@
 /**
- * Bounds the requests in flight to one endpoint (webhook URL) from this process, so that an
- * endpoint that hangs until the timeout holds at most `limit` of the worker's slots and the other
- * streams keep their throughput. `limit` 0: no bound.
+ * Bounds the requests in flight to one endpoint (a webhook URL's origin, see endpointOf) from this
+ * process, so that an endpoint that hangs until the timeout holds at most `limit` of the worker's
+ * slots and the other streams keep their throughput. `limit` 0: no bound.
  */
 export interface EndpointSlots {
   tryAcquire(endpoint: string): boolean;
@@ -128,8 +128,20 @@ export function createEndpointSlots(
   };
 }
 
-/** The endpoint a webhook URL names: the URL without its fragment. */
+const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
+
+/**
+ * The endpoint a webhook URL names: its origin, scheme://host:port. Slots are per origin, not per
+ * URL: paths and queries (`?n=1`, `?n=2`, ...) of one server would otherwise each get a limit of
+ * their own, and multiply the connections opened to it.
+ */
 export function endpointOf(url: string): string {
-  const hash = url.indexOf('#');
-  return hash < 0 ? url : url.slice(0, hash);
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url; // refused before any connection; a key of its own is harmless
+  }
+  const host = u.hostname.replace(/\.$/, '');
+  return `${u.protocol}//${host}:${u.port || DEFAULT_PORTS[u.protocol] || ''}`;
 }

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { MATCHABLE } from './streams.ts';
 
 type Db = Pool | PoolClient;
 
@@ -17,7 +18,7 @@ export interface ChainStreamKey {
 export async function loadChainStreamKeys(db: Db, chainId: number): Promise<ChainStreamKey[]> {
   const { rows } = await db.query<{ id: string; config_version: string; start_after: string | null }>(
     `SELECT id, config_version, (start_blocks ->> $1::text)::bigint AS start_after
-       FROM streams WHERE status IN ('active', 'error') AND $1::bigint = ANY(chain_ids)`,
+       FROM streams WHERE ${MATCHABLE} AND $1::bigint = ANY(chain_ids)`,
     [chainId],
   );
   return rows.map((r) => ({

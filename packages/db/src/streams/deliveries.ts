@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { type WebhookSecrets, webhookSecretColumns, webhookSecretsOf } from '../accounts/webhookSecrets.ts';
 import { bytesToHex, hexToBytes } from '../bytes.ts';
 import { withTransaction } from '../withTransaction.ts';
 
@@ -146,7 +147,8 @@ export interface DeliveryToSend {
   /** Delivery health as read with the delivery (100 = nothing to recover). */
   successRate: number;
   webhookUrl: string;
-  secret: string;
+  /** The account's secrets as they sign now (read at each attempt: a rotation applies to retries). */
+  secrets: WebhookSecrets;
   /** The job named to deliver it (null: any). */
   jobId: string | null;
 }
@@ -173,11 +175,13 @@ export async function getDeliveriesToSend(
     success_rate: number;
     webhook_url: string;
     secret: string;
+    previous_secret: string | null;
+    previous_valid_until: Date | null;
     job_id: string | null;
   }>({
-    name: 'deliveries-to-send-v3',
+    name: 'deliveries-to-send-v4',
     text: `SELECT d.id, d.stream_id, d.status, d.body, d.attempts, d.job_id, s.status AS stream_status, s.success_rate,
-                  s.config->>'webhookUrl' AS webhook_url, a.webhook_secret AS secret
+                  s.config->>'webhookUrl' AS webhook_url, ${webhookSecretColumns('a')}
              FROM deliveries d JOIN streams s ON s.id = d.stream_id JOIN accounts a ON a.id = s.account_id
             WHERE d.id = ANY($1::uuid[])`,
     values: [ids],
@@ -194,7 +198,7 @@ export async function getDeliveriesToSend(
         streamStatus: r.stream_status,
         successRate: r.success_rate,
         webhookUrl: r.webhook_url,
-        secret: r.secret,
+        secrets: webhookSecretsOf(r),
         jobId: r.job_id,
       },
     ]),

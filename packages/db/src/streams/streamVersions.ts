@@ -1,11 +1,12 @@
 import type { Pool, PoolClient } from 'pg';
+import { MATCHABLE } from './streams.ts';
 
 type Db = Pool | PoolClient;
 
 /** The config version (migration 061) of every stream a matcher evaluates (active or in error). */
 export async function loadMatchableStreamVersions(db: Db): Promise<Map<string, string>> {
   const { rows } = await db.query<{ id: string; config_version: string }>(
-    `SELECT id, config_version FROM streams WHERE status IN ('active', 'error')`,
+    `SELECT id, config_version FROM streams WHERE ${MATCHABLE}`,
   );
   return new Map(rows.map((r) => [r.id, r.config_version]));
 }

@@ -16,11 +16,16 @@ export interface StreamRow {
   createdAt: Date;
   /** created_at at full (microsecond) precision, for keyset cursors. */
   createdAtKey: string;
+  /** Why the matcher no longer evaluates it (over its time budget); null while it does. */
+  suspendedReason: string | null;
 }
 
 type Db = Pool | PoolClient;
 
-const COLUMNS = `id, account_id, config, chain_ids, start_blocks, status, status_message, success_rate, error_since, created_at, created_at::text AS created_at_key`;
+const COLUMNS = `id, account_id, config, chain_ids, start_blocks, status, status_message, success_rate, error_since, created_at, created_at::text AS created_at_key, suspended_reason`;
+
+/** The streams a matcher evaluates: active ones, those in error (webhooks held), none suspended (migration 071). */
+export const MATCHABLE = `status IN ('active', 'error') AND suspended_reason IS NULL`;
 
 // The follower checkpoints of the given chains, as a start_blocks map.
 const CHECKPOINTS_OF = (chainIds: string, extra = '') =>
@@ -39,6 +44,7 @@ interface RawRow {
   error_since: Date | null;
   created_at: Date;
   created_at_key: string;
+  suspended_reason: string | null;
 }
 
 const toRow = (r: RawRow): StreamRow => ({
@@ -53,6 +59,7 @@ const toRow = (r: RawRow): StreamRow => ({
   errorSince: r.error_since,
   createdAt: r.created_at,
   createdAtKey: r.created_at_key,
+  suspendedReason: r.suspended_reason,
 });
 
 export async function insertStream(
@@ -114,7 +121,7 @@ export async function updateStreamConfig(
   const { rows } = await db.query<RawRow>(
     // A chain added by the update starts at its current checkpoint; the others keep theirs.
     `UPDATE streams
-        SET config = $3, chain_ids = $4, updated_at = now(),
+        SET config = $3, chain_ids = $4, updated_at = now(), suspended_reason = NULL,
             start_blocks = start_blocks || ${CHECKPOINTS_OF('$4', ' AND NOT streams.start_blocks ? c.chain_id::text')}
       WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`,
     [id, accountId, JSON.stringify(config), chainIds],
@@ -144,18 +151,32 @@ export async function setStreamStatus(
   const { rows } = await db.query<RawRow>(
     `UPDATE streams SET status = $3, status_message = $4, updated_at = now(),
        success_rate = CASE WHEN $3 = 'active' THEN 100 ELSE success_rate END,
-       error_since = CASE WHEN $3 = 'active' THEN NULL ELSE error_since END
+       error_since = CASE WHEN $3 = 'active' THEN NULL ELSE error_since END,
+       suspended_reason = CASE WHEN $3 = 'active' THEN NULL ELSE suspended_reason END
      WHERE id = $1 AND account_id = $2 AND status <> 'terminated' RETURNING ${COLUMNS}`,
     [id, accountId, status, message],
   );
   return rows[0] ? toRow(rows[0]) : undefined;
 }
 
+/**
+ * Stops evaluating a stream that went over the matcher's time budget: `error`, with the reason as
+ * its status message, until its owner updates it or sets it active. Returns whether it was
+ * suspended now (false: gone, paused, terminated or suspended already).
+ */
+export async function suspendStreamEvaluation(db: Db, id: string, reason: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE streams SET status = 'error', status_message = $2, suspended_reason = $2,
+            error_since = coalesce(error_since, now()), updated_at = now()
+      WHERE id = $1 AND ${MATCHABLE}`,
+    [id, reason],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
 /** Every stream the matcher evaluates: active ones, and those in error (their webhooks are held). */
 export async function loadMatchableStreams(db: Db): Promise<StreamRow[]> {
-  const { rows } = await db.query<RawRow>(
-    `SELECT ${COLUMNS} FROM streams WHERE status IN ('active', 'error')`,
-  );
+  const { rows } = await db.query<RawRow>(`SELECT ${COLUMNS} FROM streams WHERE ${MATCHABLE}`);
   return rows.map(toRow);
 }
 
