@@ -15,3 +15,23 @@ describe('parseEnv', () => {
     expect(() => parseEnv(schema, { FLAG: 'yes' })).toThrow(/FLAG/);
   });
 });
+
+describe('X_FILE', () => {
+  it('reads a variable from the file X_FILE names when X is not set; X itself wins; an unreadable file fails fast', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'env-file-'));
+    writeFileSync(join(dir, 'url'), 'postgres://u:s3cret@db:5432/t\n');
+    const schema = z.object({ DATABASE_URL: z.string() });
+    expect(parseEnv(schema, { DATABASE_URL_FILE: join(dir, 'url') })).toEqual({
+      DATABASE_URL: 'postgres://u:s3cret@db:5432/t',
+    });
+    expect(parseEnv(schema, { DATABASE_URL: 'given', DATABASE_URL_FILE: join(dir, 'url') })).toEqual({
+      DATABASE_URL: 'given',
+    });
+    expect(() => parseEnv(schema, { DATABASE_URL_FILE: join(dir, 'missing') })).toThrow(
+      /DATABASE_URL_FILE: cannot read .*missing \(ENOENT\)/,
+    );
+  });
+});

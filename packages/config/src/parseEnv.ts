@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 export class EnvError extends Error {
@@ -6,10 +7,12 @@ export class EnvError extends Error {
 
 /**
  * Parses an environment object with a zod schema once, at start.
- * Fails fast with one readable line per bad variable.
+ * Fails fast with one readable line per bad variable. Any variable `X` may instead be given as
+ * `X_FILE`, the path of a file that holds its value (Docker's convention for secrets: a password
+ * or a URL with one never sits in the environment of a compose file); `X` itself wins.
  */
 export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
-  const result = schema.safeParse(env);
+  const result = schema.safeParse(withFileValues(env));
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
   throw new EnvError(`invalid environment:\n${lines.join('\n')}`);
@@ -36,3 +39,21 @@ export const envList = (fallback: string) =>
         .map((x) => x.trim())
         .filter((x) => x.length > 0),
     );
+
+/** `X` read from the file `X_FILE` names, for every such pair where `X` is not set. */
+function withFileValues(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  for (const [key, path] of Object.entries(env)) {
+    if (!key.endsWith('_FILE') || !path) continue;
+    const name = key.slice(0, -'_FILE'.length);
+    if (out[name] !== undefined && out[name] !== '') continue;
+    try {
+      out[name] = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      throw new EnvError(
+        `invalid environment:\n  ${key}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+  }
+  return out;
+}
