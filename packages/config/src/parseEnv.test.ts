@@ -33,5 +33,15 @@ describe('X_FILE', () => {
     expect(() => parseEnv(schema, { DATABASE_URL_FILE: join(dir, 'missing') })).toThrow(
       /DATABASE_URL_FILE: cannot read .*missing \(ENOENT\)/,
     );
+    // Other programs' *_FILE variables are none of the service's business.
+    expect(parseEnv(schema, { DATABASE_URL: 'given', TF_CLI_CONFIG_FILE: join(dir, 'missing') })).toEqual({
+      DATABASE_URL: 'given',
+    });
+    // Under refinements and transforms too.
+    const refined = schema.superRefine(() => undefined).transform((e) => ({ ...e, extra: true }));
+    expect(parseEnv(refined, { DATABASE_URL_FILE: join(dir, 'url') })).toEqual({
+      DATABASE_URL: 'postgres://u:s3cret@db:5432/t',
+      extra: true,
+    });
   });
 });

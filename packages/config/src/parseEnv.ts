@@ -12,7 +12,7 @@ export class EnvError extends Error {
  * or a URL with one never sits in the environment of a compose file); `X` itself wins.
  */
 export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
-  const result = schema.safeParse(withFileValues(env));
+  const result = schema.safeParse(withFileValues(schema, env));
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
   throw new EnvError(`invalid environment:\n${lines.join('\n')}`);
@@ -40,18 +40,28 @@ export const envList = (fallback: string) =>
         .filter((x) => x.length > 0),
     );
 
-/** `X` read from the file `X_FILE` names, for every such pair where `X` is not set. */
-function withFileValues(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+/** The variables an env schema reads (an object at heart, under refinements and transforms). */
+function schemaKeys(schema: z.ZodType): Set<string> {
+  type Node = { _def?: { schema?: Node; in?: Node; innerType?: Node }; shape?: Record<string, unknown> };
+  let s: Node | undefined = schema as unknown as Node;
+  for (let i = 0; s && !s.shape && i < 16; i++) s = s._def?.schema ?? s._def?.in ?? s._def?.innerType;
+  return new Set(Object.keys(s?.shape ?? {}));
+}
+
+/**
+ * `X` read from the file `X_FILE` names, for every variable `X` the schema reads that is not set
+ * (other `*_FILE` variables of the environment are none of ours and are left alone).
+ */
+function withFileValues(schema: z.ZodType, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env };
-  for (const [key, path] of Object.entries(env)) {
-    if (!key.endsWith('_FILE') || !path) continue;
-    const name = key.slice(0, -'_FILE'.length);
-    if (out[name] !== undefined && out[name] !== '') continue;
+  for (const name of schemaKeys(schema)) {
+    const path = env[`${name}_FILE`];
+    if (!path || (out[name] !== undefined && out[name] !== '')) continue;
     try {
       out[name] = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
     } catch (err) {
       throw new EnvError(
-        `invalid environment:\n  ${key}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+        `invalid environment:\n  ${name}_FILE: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
       );
     }
   }
