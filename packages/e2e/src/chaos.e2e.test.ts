@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatChaosReport } from '../chaos/formatChaosReport.ts';
 import { runChaos } from '../chaos/runChaos.ts';
 
 // A short run of the chaos command (`pnpm chaos` runs the long one): the whole stack on servers
@@ -8,6 +9,7 @@ import { runChaos } from '../chaos/runChaos.ts';
 // row counted against the chain.
 describe('chaos, short run', () => {
   it('every kind of stream through SIGKILLs, a follower outage, a slow provider, a backfill and reorgs: nothing lost, nothing wrong', async () => {
+    const started = Date.now();
     const report = await runChaos({
       events: 3_000,
       logsPerTx: 50,
@@ -23,6 +25,7 @@ describe('chaos, short run', () => {
       targets: ['redis', 'kafka', 'pg', 'stream-matcher'],
       log: (line) => console.log(`[chaos] ${line}`),
     });
+    console.log(formatChaosReport(report, Date.now() - started));
     expect(report.kills).toEqual({ redis: 1, kafka: 1, pg: 1, 'stream-matcher': 1 });
     // The follower came back from its outage in catch-up (blocks already final published at once).
     expect(report.faults.outages).toHaveLength(1);
