@@ -84,7 +84,7 @@ export async function driveBlocks(opts: {
           .then((b) => ({ number: base + 1 + i, hash: b.hash })),
       ),
     );
-    const deadline = Date.now() + (opts.seenTimeoutMs ?? 10_000);
+    const deadline = Date.now() + (opts.seenTimeoutMs ?? 30_000);
     let seen = false;
     while (!seen && Date.now() < deadline) {
       seen = await opts.followerAt(tip).catch(() => false);

@@ -10,7 +10,7 @@ function row(name: string, w: WebhookCounts): string {
     w.lost,
     w.duplicated,
     w.duplicatesWithNewId,
-    w.unexpected + w.badSignatures,
+    w.unexpected,
     `${w.notices.delivered}/${w.notices.expected}`,
     `${w.items.missing}/${w.items.extra} of ${w.items.expected}`,
   ];
@@ -49,6 +49,7 @@ ${HEADER}
 ${r.kinds.map((k) => row(k.title, k.webhooks)).join('\n')}
 ${r.lateStreams.map((l) => row(`${l.label} (after ${l.fromBlock})`, l.webhooks)).join('\n')}
 ${samples.slice(0, 20).join('\n')}
+bad signatures         ${[...r.kinds.map((k) => k.webhooks), ...r.lateStreams.map((l) => l.webhooks)].reduce((n, w) => n + w.badSignatures, 0)}
 webhooks of no stream  ${r.strayWebhooks}
 rows (missing / duplicated / extra of expected):
 ${Object.entries(r.rows)

@@ -95,9 +95,10 @@ export interface ChaosReport {
 export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const durationMs = o.seconds * 1_000;
   const rounds = Math.ceil(o.events / o.logsPerTx);
+  // Outages from 15% to 75% of the run; the slow provider at 40%, between the first two.
   const outageStarts = Array.from(
     { length: o.outages },
-    (_, k) => durationMs * (0.15 + (0.5 * k) / o.outages),
+    (_, k) => durationMs * (0.15 + (0.6 * k) / Math.max(1, o.outages - 1)),
   );
   for (const at of outageStarts)
     if (at + o.outageSeconds * 1_000 > durationMs * 0.92)
