@@ -36,6 +36,8 @@ export async function driveBlocks(opts: {
   reorgsAt: ReadonlyMap<number, number>;
   /** Whether the follower has published block `n` (its checkpoint reached it). */
   followerAt: (n: number) => Promise<boolean>;
+  /** Whether the follower is away on purpose (an outage): a reorg then waits for it to be back. */
+  followerAway: () => boolean;
   seenTimeoutMs?: number;
   /** Told after each scheduled round (0-based). */
   onRound?: (round: number) => void;
@@ -60,11 +62,14 @@ export async function driveBlocks(opts: {
   };
 
   const started = Date.now();
+  const pending: number[] = [];
   for (let i = 0; i < opts.rounds; i++) {
     const due = started + (i * opts.durationMs) / opts.rounds;
     if (due > Date.now()) await sleep(due - Date.now());
     const depth = opts.reorgsAt.get(i);
-    if (depth !== undefined) result.reorgs.push(await reorg(depth));
+    if (depth !== undefined) pending.push(depth);
+    // A reorg the follower cannot see (it is away) retracts nothing: it waits for the follower.
+    if (pending.length > 0 && !opts.followerAway()) result.reorgs.push(await reorg(pending.shift()!));
     else await mine();
     opts.onRound?.(i);
   }

@@ -145,13 +145,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     let lastFaultAt = started;
     const at = (ms: number) => sleep(Math.max(0, started + ms - Date.now()));
     const firstBlock = (await driver.head()) + 1;
-    // Not while the follower is away (it would not see the branch it has to retract): a margin around each outage.
-    const roundMs = durationMs / rounds;
-    const reorgRounds = pickRounds(o.reorgs, rounds, (r) =>
-      outageStarts.every(
-        (s) => r * roundMs < s - 5_000 || r * roundMs > s + o.outageSeconds * 1_000 + 15_000,
-      ),
-    );
+    const reorgRounds = pickRounds(o.reorgs, rounds);
+    let followerAway = false;
     const drive = driveBlocks({
       driver,
       kinds,
@@ -159,6 +154,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       durationMs,
       share: o.share,
       reorgsAt: new Map(reorgRounds.map((r) => [r, 1 + Math.floor(Math.random() * 3)])),
+      followerAway: () => followerAway,
       followerAt: async (n) => {
         const { rows } = await pool.query<{ n: string }>(
           'SELECT block_number AS n FROM follower_checkpoints WHERE chain_id = $1',
@@ -179,6 +175,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       const done: FollowerOutage[] = [];
       for (const [k, start] of outageStarts.entries()) {
         await at(start);
+        followerAway = true;
         const outage = stopFollower({
           follower,
           how: k % 2 === 0 ? 'down' : 'frozen',
@@ -188,6 +185,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         });
         followerOut = outage;
         done.push(await outage);
+        followerAway = false;
         lastFaultAt = Date.now();
       }
       return done;
@@ -279,13 +277,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   }
 }
 
-/** `n` distinct rounds at random within 10%..90% of the run, among those `fits`. */
-function pickRounds(n: number, rounds: number, fits: (round: number) => boolean): number[] {
+/** `n` distinct rounds at random within 10%..80% of the run (a reorg may wait for the follower). */
+function pickRounds(n: number, rounds: number): number[] {
   const lo = Math.floor(rounds * 0.1);
-  const candidates = Array.from({ length: Math.floor(rounds * 0.8) }, (_, i) => lo + i).filter(fits);
+  const span = Math.max(1, Math.floor(rounds * 0.7));
   const picked = new Set<number>();
-  while (picked.size < Math.min(n, candidates.length))
-    picked.add(candidates[Math.floor(Math.random() * candidates.length)]!);
+  while (picked.size < Math.min(n, span)) picked.add(lo + Math.floor(Math.random() * span));
   return [...picked];
 }
 

@@ -49,8 +49,12 @@ export async function startChaosStack(opts: { log: (line: string) => void }): Pr
   const servers = await startPrivateServers(join(dir, 'servers'));
   opts.log(`servers up: ${servers.databaseUrl} ${servers.redisUrl} ${servers.kafkaBrokers}`);
   const anvil = await startAnvil({ automine: false });
-  const driver = createChainDriver({ rpcUrl: anvil.rpcUrl, chainId: CHAOS_CHAIN_ID });
   const rpc = await startFaultyRpc({ upstream: anvil.rpcUrl });
+  const driver = createChainDriver({
+    rpcUrl: anvil.rpcUrl,
+    chainId: CHAOS_CHAIN_ID,
+    exclusive: (change) => rpc.exclusive(change),
+  });
   await migrate(servers.databaseUrl);
   const pool = createPool({ connectionString: servers.databaseUrl, max: 4, application: 'chaos' });
   pool.on('error', () => undefined); // PostgreSQL is killed on purpose: idle clients die with it.

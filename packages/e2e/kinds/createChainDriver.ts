@@ -56,7 +56,16 @@ export interface ChainDriver {
  * fee well above the base fee, then `evm_mine` makes them one block. Nothing waits on anvil's
  * automine, and a block holds the activity of several kinds at once, as real blocks do.
  */
-export function createChainDriver(opts: { rpcUrl: string; chainId: number }): ChainDriver {
+export function createChainDriver(opts: {
+  rpcUrl: string;
+  chainId: number;
+  /**
+   * Wraps each change of the chain (mining, a revert): the services' node proxy runs it while
+   * none of their requests is at the node (FaultyRpc.exclusive), so that no read of the newest
+   * block is answered with the state of the block being mined, as anvil does meanwhile.
+   */
+  exclusive?: <T>(change: () => Promise<T>) => Promise<T>;
+}): ChainDriver {
   const chain = defineChain({
     id: opts.chainId,
     name: 'devnet',
@@ -79,6 +88,8 @@ export function createChainDriver(opts: { rpcUrl: string; chainId: number }): Ch
     return current;
   };
   const rpc = (method: string, params: unknown[] = []) => client.request({ method, params } as never);
+  const change = (method: string, params: unknown[] = []) =>
+    opts.exclusive ? opts.exclusive(() => rpc(method, params)) : rpc(method, params);
 
   const send: (sent: Hash[]) => SendTx = (sent) => async (tx) => {
     const hash = await wallet.sendTransaction({
@@ -103,12 +114,12 @@ export function createChainDriver(opts: { rpcUrl: string; chainId: number }): Ch
     } catch (err) {
       // What was sent is mined (the next block must not find it pending), and the counted nonces
       // may be ahead of what reached the node: they are read again.
-      await rpc('evm_mine');
+      await change('evm_mine');
       nonces.clear();
       throw err;
     }
     for (let attempt = 1; ; attempt++) {
-      await rpc('evm_mine');
+      await change('evm_mine');
       const receipts = await Promise.all(
         sent.map((hash) => client.getTransactionReceipt({ hash }).catch(() => undefined)),
       );
@@ -127,7 +138,7 @@ export function createChainDriver(opts: { rpcUrl: string; chainId: number }): Ch
     client,
     mineBlock,
     async mineEmpty(blocks) {
-      if (blocks > 0) await rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
+      if (blocks > 0) await change('anvil_mine', [`0x${blocks.toString(16)}`]);
     },
     async deploy(from, abi, bytecode, args) {
       const mined = await mineBlock(async (s) => {
@@ -145,7 +156,7 @@ export function createChainDriver(opts: { rpcUrl: string; chainId: number }): Ch
     head: async () => Number(await client.getBlockNumber({ cacheTime: 0 })),
     snapshot: async () => (await rpc('evm_snapshot')) as Hex,
     async revert(id) {
-      const ok = await rpc('evm_revert', [id]);
+      const ok = await change('evm_revert', [id]);
       if (ok !== true) throw new Error(`evm_revert ${id} failed`);
       nonces.clear();
     },
