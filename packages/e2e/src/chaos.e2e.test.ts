@@ -5,7 +5,7 @@ import { runChaos } from '../chaos/runChaos.ts';
 // A short run of the chaos command (`pnpm chaos` runs the long one): the whole stack on servers
 // of its own, every kind of stream, SIGKILLs of Redis, Kafka, PostgreSQL and the matcher while
 // blocks of every kind's activity are mined, the follower kept down until it has to catch up, a
-// slow provider, a requested backfill and two reorgs; then every webhook, its items and every
+// slow provider, a requested backfill and three reorgs; then every webhook, its items and every
 // row counted against the chain.
 describe('chaos, short run', () => {
   it('every kind of stream through SIGKILLs, a follower outage, a slow provider, a backfill and reorgs: nothing lost, nothing wrong', async () => {
@@ -17,7 +17,7 @@ describe('chaos, short run', () => {
       seconds: 60,
       outages: 1,
       outageSeconds: 12,
-      reorgs: 2,
+      reorgs: 3,
       slowProviderSeconds: 10,
       share: 0.7,
       receiverLatencyMs: 100,
