@@ -41,8 +41,12 @@ export function superviseApp(opts: {
   logFile: string;
 }): SupervisedApp {
   const log = createWriteStream(opts.logFile, { flags: 'a' });
+  // A line a child writes after the end (its output still draining) is lost, never the run.
+  log.on('error', () => undefined);
   const crashes: SupervisedApp['crashes'] = [];
   let child: ChildProcess | undefined;
+  // The running child's output is all read (its pipes closed), which comes after its exit.
+  let drained: Promise<void> = Promise.resolve();
   let stopped = false;
   let held = false;
   let frozen = false;
@@ -65,6 +69,7 @@ export function superviseApp(opts: {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = c;
+    drained = new Promise((resolve) => c.once('close', () => resolve()));
     c.stdout?.pipe(log, { end: false });
     c.stderr?.pipe(log, { end: false });
     c.once('exit', (code, signal) => {
@@ -119,6 +124,7 @@ export function superviseApp(opts: {
         await exited;
         clearTimeout(timer);
       }
+      await Promise.race([drained, new Promise((r) => setTimeout(r, 5_000))]);
       log.end();
     },
   };
