@@ -42,15 +42,21 @@ export interface CatchUp {
 }
 
 /**
- * The follower's own word that it caught up: its first progress line with `"mode":"backfill"`
- * (it publishes blocks already `confirmations` deep at once) after the outage ended. Null when
- * it never said so.
+ * The follower's own word that it caught up on the outage's blocks: its first progress line with
+ * `"mode":"backfill"` (it publishes blocks already `confirmations` deep at once) after the outage,
+ * with a head at least the one the outage ended at (a frozen follower first finishes the step it
+ * was in). Null when it never said so.
  */
 export function findCatchUp(logFile: string, outage: FollowerOutage): CatchUp | null {
   for (const line of readFileSync(logFile, 'utf8').split('\n')) {
     if (!line.startsWith('{') || !line.includes('"mode":"backfill"')) continue;
-    const entry = JSON.parse(line) as { time: string; block: number; head: number };
-    if (Date.parse(entry.time) >= outage.until)
+    let entry: { time: string; block: number; head: number };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue; // a line cut short by a SIGKILL
+    }
+    if (Date.parse(entry.time) >= outage.until && entry.head >= outage.headUntil)
       return { at: entry.time, block: entry.block, head: entry.head };
   }
   return null;
