@@ -1,4 +1,5 @@
 import type { ChainDriver, MinedBlock } from '../kinds/createChainDriver.ts';
+import { readChainBlocks } from '../kinds/readChainBlocks.ts';
 import type { DeployedKind } from '../kinds/streamKind.ts';
 
 interface ReorgDone {
@@ -9,11 +10,20 @@ interface ReorgDone {
   seenByFollower: boolean;
 }
 
+/** A block a reorg replaced, read from the chain before it was. */
+export interface OrphanedBlock {
+  number: number;
+  /** The follower had published it (and the blocks after it in its branch) before the reorg. */
+  seenByFollower: boolean;
+  /** The items each kind's stream (by its label) was owed in it, as its kind expects them. */
+  owed: Map<string, string[]>;
+}
+
 export interface DriveResult {
   /** Blocks mined with activity (canonical or not). */
   blocks: number;
-  /** Blocks that reorgs replaced: hash -> number. */
-  orphaned: Map<string, number>;
+  /** Blocks that reorgs replaced, by hash. */
+  orphaned: Map<string, OrphanedBlock>;
   reorgs: ReorgDone[];
   /** Blocks whose activity failed (a transaction reverted or was not sent): their blocks still count from the chain. */
   errors: string[];
@@ -23,9 +33,9 @@ export interface DriveResult {
  * The run's blocks: `rounds` blocks spread over `durationMs`, each with the activity of every
  * kind that acts in it (the load kind in every block, the others in a random `share` of them).
  * At the rounds of `reorgsAt` (round -> depth), a reorg: that many blocks with every kind's
- * activity, a wait (at most `seenTimeoutMs`) for the follower to publish them, then back to
- * before them and one block more than they were, so that the new branch wins. Depths stay below
- * the confirmation depth.
+ * activity (read back with what each stream is owed in them), a wait (at most `seenTimeoutMs`)
+ * for the follower to publish them, then back to before them and one block more than they were,
+ * so that the new branch wins. Depths stay below the confirmation depth.
  */
 export async function driveBlocks(opts: {
   driver: ChainDriver;
@@ -82,12 +92,15 @@ export async function driveBlocks(opts: {
     for (let d = 0; d < depth; d++) await mine(true);
     const tip = await opts.driver.head();
     // Read from the chain, not from what mine() returned: a block whose activity failed is mined too.
-    const branch = await Promise.all(
-      Array.from({ length: tip - base }, (_, i) =>
-        opts.driver.client
-          .getBlock({ blockNumber: BigInt(base + 1 + i) })
-          .then((b) => ({ number: base + 1 + i, hash: b.hash })),
-      ),
+    const branch = await readChainBlocks(opts.driver.client, base + 1, tip);
+    const owed = await Promise.all(
+      branch.map(async (block) => {
+        const items = new Map<string, string[]>();
+        for (const kind of opts.kinds)
+          for (const stream of kind.streams)
+            items.set(stream.label, await kind.expect(stream, block, opts.driver.client));
+        return items;
+      }),
     );
     const deadline = Date.now() + (opts.seenTimeoutMs ?? 30_000);
     let seen = false;
@@ -97,7 +110,8 @@ export async function driveBlocks(opts: {
     }
     await opts.driver.revert(snapshot);
     for (let d = 0; d <= branch.length; d++) await mine();
-    for (const b of branch) result.orphaned.set(b.hash, b.number);
+    for (const [i, b] of branch.entries())
+      result.orphaned.set(b.hash, { number: b.number, seenByFollower: seen, owed: owed[i]! });
     opts.log(
       `reorg from block ${base + 1}: ${branch.length} blocks orphaned (the follower had ${seen ? '' : 'not '}published them)`,
     );

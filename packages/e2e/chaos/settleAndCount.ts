@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Pool } from '@tributary/db';
 import {
+  type OwedWebhooks,
   type WebhookCounts,
   addCounts,
   countStreamWebhooks,
@@ -11,6 +12,7 @@ import { owedWebhooks } from '../kinds/owedWebhooks.ts';
 import { readChainBlocks } from '../kinds/readChainBlocks.ts';
 import type { DeployedKind } from '../kinds/streamKind.ts';
 import { type TableCount, compareTablesWithChain } from './compareTablesWithChain.ts';
+import type { OrphanedBlock } from './driveBlocks.ts';
 import { type CatchUp, type FollowerOutage, findCatchUp } from './followerOutage.ts';
 import { waitBackfillDone } from './requestRangeBackfill.ts';
 import type { KindRow, LateStreamRow } from './runChaos.ts';
@@ -41,7 +43,7 @@ export async function settleAndCount(opts: {
   kinds: readonly DeployedKind[];
   streams: readonly RunStream[];
   lateStreams: readonly RunStream[];
-  orphaned: ReadonlyMap<string, number>;
+  orphaned: ReadonlyMap<string, OrphanedBlock>;
   received: readonly ReceivedWebhook[];
   lastFaultAt: number;
   outages: readonly FollowerOutage[];
@@ -58,13 +60,23 @@ export async function settleAndCount(opts: {
   const blocks = await readChainBlocks(driver.client, 0, finalHead);
   const chain = {
     canonical: new Map(blocks.map((b) => [b.hash as string, b.number])),
-    orphaned: opts.orphaned,
+    orphaned: new Map([...opts.orphaned].map(([hash, o]) => [hash, o.number])),
   };
+  // Orphaned blocks the follower had published owe their unconfirmed webhook to the streams with items in them.
+  const owedOrphans = (s: RunStream) =>
+    new Set(
+      [...opts.orphaned]
+        .filter(([, o]) => o.seenByFollower && (o.owed.get(s.stream.label)?.length ?? 0) > 0)
+        .map(([hash]) => hash),
+    );
   const all = [...opts.streams, ...opts.lateStreams];
   const kindOf = new Map(opts.kinds.map((k) => [k.name, k]));
-  const owed = new Map<string, Map<string, string[]>>();
+  const owed = new Map<string, OwedWebhooks>();
   for (const s of all)
-    owed.set(s.id, await owedWebhooks(kindOf.get(s.kind)!, s.stream, blocks, s.startBlock, driver.client));
+    owed.set(s.id, {
+      canonical: await owedWebhooks(kindOf.get(s.kind)!, s.stream, blocks, s.startBlock, driver.client),
+      orphaned: owedOrphans(s),
+    });
   const count = (s: RunStream, checkItems: boolean) =>
     countStreamWebhooks(s, owed.get(s.id)!, chain, opts.received, { checkItems });
 

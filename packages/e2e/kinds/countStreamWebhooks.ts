@@ -85,26 +85,39 @@ export interface ChainOutcome {
   orphaned: ReadonlyMap<string, number>;
 }
 
+/**
+ * What the chain owes one stream: the items of its webhook per canonical block hash, and the
+ * orphaned blocks it was owed an unconfirmed webhook for because the follower had published them
+ * before they were replaced (their items are not compared: the matcher may read their state once
+ * another block holds their height).
+ */
+export interface OwedWebhooks {
+  canonical: ReadonlyMap<string, readonly string[]>;
+  orphaned?: ReadonlySet<string>;
+}
+
 const TYPE = (w: ArrivedWebhook) => (w.removed ? 'r' : w.confirmed ? 'c' : 'u');
 
 /**
- * One stream's webhooks against what the chain owes it (`owed`: the items per canonical block
- * hash that owes a webhook, from its kind's expectation): per canonical block after `fromBlock`,
- * one unconfirmed and one confirmed webhook carrying exactly those items; for an orphaned block,
- * an unconfirmed webhook may have come, never a confirmed one, and when the stream asked for
- * removal notices and the unconfirmed one arrived, a notice carrying its items is owed.
+ * One stream's webhooks against what the chain owes it (its kind's expectation): per canonical
+ * block after `fromBlock`, one unconfirmed and one confirmed webhook carrying exactly the owed
+ * items. An orphaned block never owes a confirmed webhook; it owes an unconfirmed one when the
+ * follower had published it (`owed.orphaned`), and may have brought one otherwise. When the
+ * stream asked for removal notices, an orphaned block whose unconfirmed webhook was owed or
+ * arrived owes a notice carrying that webhook's items.
  */
 export function countStreamWebhooks(
   stream: CountedStream,
-  owed: ReadonlyMap<string, readonly string[]>,
+  owed: OwedWebhooks,
   chain: ChainOutcome,
   arrivals: readonly ArrivedWebhook[],
   opts: { checkItems: boolean } = { checkItems: true },
 ): WebhookCounts {
   const counts = emptyCounts();
-  const due = new Map<string, readonly string[]>();
+  // Items null: what arrives is not compared.
+  const due = new Map<string, readonly string[] | null>();
   const allowed = new Map<string, readonly string[] | null>();
-  for (const [hash, items] of owed) {
+  for (const [hash, items] of owed.canonical) {
     const n = chain.canonical.get(hash);
     if (n === undefined || n <= stream.startBlock || items.length === 0) continue;
     const into = n > stream.fromBlock ? due : allowed;
@@ -126,8 +139,9 @@ export function countStreamWebhooks(
   for (const [hash, n] of chain.orphaned) {
     if (n <= stream.startBlock) continue;
     const unconfirmed = first.get(`${hash}:u`);
-    allowed.set(`${hash}:u`, null); // its items are not read back: the chain no longer has the block
-    if (stream.notifyRemovals && unconfirmed) due.set(`${hash}:r`, unconfirmed.items);
+    const owes = owed.orphaned?.has(hash) === true && n > stream.fromBlock;
+    (owes ? due : allowed).set(`${hash}:u`, null);
+    if (stream.notifyRemovals && (owes || unconfirmed)) due.set(`${hash}:r`, unconfirmed?.items ?? null);
   }
   for (const key of first.keys()) if (!due.has(key) && !allowed.has(key)) counts.unexpected++;
 

@@ -105,7 +105,18 @@ async function countAfterCatchUp(
     streams.map((s) => owedWebhooks(kind, s.stream, blocks, s.startBlock, driver.client)),
   );
   const count = (checkItems: boolean) =>
-    streams.map((s, i) => countStreamWebhooks(s, owed[i]!, chain, ledger.received, { checkItems }));
+    streams.map((s, i) =>
+      // The orphaned blocks were published (their unconfirmed webhooks came): each owes its notice.
+      countStreamWebhooks(
+        s,
+        { canonical: owed[i]!, orphaned: new Set(orphaned.keys()) },
+        chain,
+        ledger.received,
+        {
+          checkItems,
+        },
+      ),
+    );
   await waitFor('every owed webhook', () => count(false).every((c) => c.lost === 0), {
     timeoutMs: 120_000,
     diagnostics: () => `${JSON.stringify(count(false).map((c) => c.lostSample))}\n${pipeline.diagnostics()}`,
