@@ -25,7 +25,16 @@ export function createSoakSampler(p: {
 }): { take(minute: number): Promise<SoakSample> } {
   let previousAt = Date.now();
   let wal: { lsn: string; atMs: number } | null = null;
-  let attempts: Record<string, number> | null = null;
+  const counters = new Map<string, number>();
+  /** A counter's increase since the previous sample (null at the first, or while it is missing). */
+  const increase = (key: string, value: number | null): number | null => {
+    if (value === null) return null;
+    const before = counters.get(key);
+    counters.set(key, value);
+    if (before === undefined) return null;
+    // Counters restart at 0 with their process: a drop counts what the new one did.
+    return value >= before ? value - before : value;
+  };
   // Start the intervals now: what came before the first sample is not counted.
   p.receiver.drain();
   p.driver.drain();
@@ -48,34 +57,38 @@ export function createSoakSampler(p: {
       const received = p.receiver.drain();
       const mined = p.driver.drain();
       const api = p.api.drain();
+      const of = (app: AppName, name: string, match?: Record<string, string>) => {
+        const s = metrics.get(app);
+        return s ? metricSum(s, name, match) : null;
+      };
+      const perSecond = (v: number | null) => (v === null ? Number.NaN : v / seconds);
+      /** A histogram's mean over the interval, in ms. */
+      const meanMs = (app: AppName, name: string) => {
+        const sum = increase(`${app} ${name}_sum`, of(app, `${name}_sum`));
+        const count = increase(`${app} ${name}_count`, of(app, `${name}_count`));
+        return sum === null || !count ? null : (1000 * sum) / count;
+      };
 
       const services: SoakSample['services'] = {};
       const unplannedExits: SoakSample['unplannedExits'] = {};
       for (const app of APP_NAMES) {
         const s = metrics.get(app);
         const sample = s ? serviceSample(s) : null;
-        if (sample) services[app] = sample;
+        const cpu = increase(`${app} cpu`, of(app, 'process_cpu_seconds_total'));
+        if (sample) services[app] = { ...sample, cpuCores: cpu === null ? null : cpu / seconds };
         unplannedExits[app] = p.stack.apps.get(app)!.crashes.length;
       }
-      const of = (app: AppName, name: string, match?: Record<string, string>) => {
-        const s = metrics.get(app);
-        return s ? metricSum(s, name, match) : null;
-      };
-      // Counters restart at 0 with their process: a drop counts what the new one did.
-      const nowAttempts = Object.fromEntries(
+      const attemptsPerSecond = Object.fromEntries(
         OUTCOMES.map((outcome) => [
           outcome,
-          of('webhook-sender', 'tributary_webhook_attempts_total', { outcome }) ?? 0,
+          perSecond(
+            increase(
+              `attempts ${outcome}`,
+              of('webhook-sender', 'tributary_webhook_attempts_total', { outcome }),
+            ),
+          ),
         ]),
       );
-      const attemptsPerSecond = Object.fromEntries(
-        OUTCOMES.map((k) => {
-          const before = attempts?.[k] ?? 0;
-          const delta = nowAttempts[k]! >= before ? nowAttempts[k]! - before : nowAttempts[k]!;
-          return [k, attempts ? delta / seconds : Number.NaN];
-        }),
-      );
-      attempts = nowAttempts;
       const sorted = received.latenciesMs.sort((a, b) => a - b);
       const apiSorted = api.latenciesMs.sort((a, b) => a - b);
       return {
@@ -107,6 +120,8 @@ export function createSoakSampler(p: {
           followerLagBlocks: of('chain-follower', 'tributary_follower_lag_blocks'),
           projectorLagMessages: of('projector', 'tributary_consumer_lag_messages'),
           matcherLagMessages: of('stream-matcher', 'tributary_consumer_lag_messages'),
+          projectorBatchMs: meanMs('projector', 'tributary_projector_batch_duration_seconds'),
+          matcherBlockMs: meanMs('stream-matcher', 'tributary_matcher_block_duration_seconds'),
         },
         api: {
           requests: api.requests,

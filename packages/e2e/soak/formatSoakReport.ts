@@ -14,6 +14,7 @@ export function formatSoakReport(samples: readonly SoakSample[], s: SoakSummary,
       'latency p50',
       'p99',
       'pending',
+      'matcher lag',
       'db',
       'pg_wal',
       'kafka',
@@ -32,6 +33,7 @@ export function formatSoakReport(samples: readonly SoakSample[], s: SoakSummary,
         ms(x.latency.p50Ms),
         ms(x.latency.p99Ms),
         String(x.delivery.pending ?? '-'),
+        String(x.pipeline.matcherLagMessages ?? '-'),
         bytes(x.postgres?.databaseBytes),
         bytes(x.postgres?.walDirBytes),
         bytes(x.kafka.logDirBytes),
@@ -136,6 +138,7 @@ const ms = (v: number) => (Number.isNaN(v) ? '-' : `${v.toFixed(0)} ms`);
 function value(g: Growth, v: number): string {
   if (g.unit === 'bytes') return bytes(v);
   if (g.unit === 'bytes/s') return `${bytes(v)}/s`;
+  if (g.unit === 'cores') return `${v.toFixed(2)} cores`;
   if (g.unit === 'ms') return ms(v);
   return `${v.toFixed(g.unit === 'count' ? 0 : 1)}${g.unit === 'count' ? '' : ` ${g.unit}`}`;
 }

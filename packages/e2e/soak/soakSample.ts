@@ -10,6 +10,8 @@ export interface ServiceSample {
   eventLoopP50Ms: number;
   eventLoopP99Ms: number;
   eventLoopMaxMs: number;
+  /** CPU over the interval (process_cpu_seconds_total), in cores; null at the first sample. */
+  cpuCores?: number | null;
 }
 
 export interface PostgresSizes {
@@ -71,6 +73,10 @@ export interface SoakSample {
     followerLagBlocks: number | null;
     projectorLagMessages: number | null;
     matcherLagMessages: number | null;
+    /** Mean time of one projector transaction over the interval (tributary_projector_batch_duration_seconds). */
+    projectorBatchMs: number | null;
+    /** Mean time the matcher took per block event over the interval (tributary_matcher_block_duration_seconds). */
+    matcherBlockMs: number | null;
   };
   api: { requests: number; errors: number; p50Ms: number; p99Ms: number };
 }

@@ -10,7 +10,7 @@ export type SeriesKind = 'memory' | 'latency' | 'backlog' | 'rate' | 'disk' | 'i
 export interface Series {
   name: string;
   kind: SeriesKind;
-  unit: 'bytes' | 'bytes/s' | 'ms' | 's' | '/s' | 'count';
+  unit: 'bytes' | 'bytes/s' | 'ms' | 's' | '/s' | 'count' | 'cores';
   /** x: hours since the load started; y: the value. */
   points: { x: number; y: number }[];
 }
@@ -33,6 +33,7 @@ export function soakSeries(samples: readonly SoakSample[]): Series[] {
       add(`${app} heap used`, 'memory', 'bytes', s, p.heapUsedBytes);
       add(`${app} external memory`, 'memory', 'bytes', s, p.externalBytes);
       add(`${app} event-loop delay p99`, 'latency', 'ms', s, p.eventLoopP99Ms);
+      add(`${app} CPU`, 'info', 'cores', s, p.cpuCores ?? null);
     }
     if (s.redis) add('redis used memory', 'memory', 'bytes', s, s.redis.usedMemoryBytes);
     add(
@@ -56,6 +57,8 @@ export function soakSeries(samples: readonly SoakSample[]): Series[] {
     add('follower lag', 'backlog', 'count', s, s.pipeline.followerLagBlocks);
     add('projector consumer lag', 'backlog', 'count', s, s.pipeline.projectorLagMessages);
     add('matcher consumer lag', 'backlog', 'count', s, s.pipeline.matcherLagMessages);
+    add('projector time per transaction', 'latency', 'ms', s, s.pipeline.projectorBatchMs);
+    add('matcher time per block', 'latency', 'ms', s, s.pipeline.matcherBlockMs);
     add('gateway data API p99', 'latency', 'ms', s, nonEmpty(s.api.p99Ms));
     if (s.postgres) {
       add('postgres database', 'disk', 'bytes', s, s.postgres.databaseBytes);

@@ -147,6 +147,8 @@ function sample(m: number): SoakSample {
       followerLagBlocks: 0,
       projectorLagMessages: 0,
       matcherLagMessages: 0,
+      projectorBatchMs: 40 + wobble,
+      matcherBlockMs: 20 + wobble,
     },
     api: { requests: 120, errors: 0, p50Ms: 5, p99Ms: 30 + wobble },
   };
