@@ -25,6 +25,7 @@ export interface ChaosStack {
   apiKey: CreatedApiKey;
   apps: Map<AppName, SupervisedApp>;
   gatewayUrl: string;
+  /** Each app's ops port (/readyz, /metrics), the gateway's included. */
   opsUrls: Map<AppName, string>;
   close(): Promise<void>;
 }
@@ -40,8 +41,14 @@ export const CHAOS_CHAIN_ID = 31337;
  * exits, as `npm start` and compose do. The follower logs its progress (and its mode: head or
  * backfill) at every step, so that a catch-up shows in its log.
  */
-export async function startChaosStack(opts: { log: (line: string) => void }): Promise<ChaosStack> {
-  const dir = mkdtempSync(join(tmpdir(), 'tributary-chaos-'));
+export async function startChaosStack(opts: {
+  log: (line: string) => void;
+  /** Where the servers' data and the service logs go (default: a new temporary dir). */
+  dir?: string;
+  /** Settings of a service that replace the chaos run's. */
+  env?: Partial<Record<AppName, Record<string, string>>>;
+}): Promise<ChaosStack> {
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'tributary-chaos-'));
   chmodSync(dir, 0o755); // PostgreSQL runs as its own OS user and must reach its data dir.
   const logDir = join(dir, 'logs');
   mkdirSync(logDir);
@@ -62,6 +69,7 @@ export async function startChaosStack(opts: { log: (line: string) => void }): Pr
 
   const ports = new Map<AppName, number>();
   for (const app of APP_NAMES) ports.set(app, await freePort());
+  const gatewayPort = await freePort();
   const common: Record<string, string> = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'info',
@@ -93,8 +101,7 @@ export async function startChaosStack(opts: { log: (line: string) => void }): Pr
     },
     gateway: {
       HTTP_HOST: '127.0.0.1',
-      // Its metrics and detailed readiness on a port of its own choosing (its public /readyz is waited for).
-      OPS_PORT: '0',
+      HTTP_PORT: String(gatewayPort),
       RATE_LIMIT_PER_SECOND: '0',
       CURSOR_SECRET: 'chaos-cursor-secret',
     },
@@ -103,18 +110,19 @@ export async function startChaosStack(opts: { log: (line: string) => void }): Pr
   const opsUrls = new Map<AppName, string>();
   for (const app of APP_NAMES) {
     const port = String(ports.get(app));
-    const portVar: Record<string, string> = app === 'gateway' ? { HTTP_PORT: port } : { OPS_PORT: port };
     opsUrls.set(app, `http://127.0.0.1:${port}`);
     apps.set(
       app,
       superviseApp({
         app,
-        env: { ...common, ...perApp[app], ...portVar },
+        env: { ...common, ...perApp[app], OPS_PORT: port, ...opts.env?.[app] },
         logFile: join(logDir, `${app}.log`),
       }),
     );
   }
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   for (const app of APP_NAMES) await waitReady(opsUrls.get(app)!, app);
+  await waitReady(gatewayUrl, 'gateway (its public port)');
   opts.log('services ready');
 
   return {
@@ -126,7 +134,7 @@ export async function startChaosStack(opts: { log: (line: string) => void }): Pr
     pool,
     apiKey,
     apps,
-    gatewayUrl: opsUrls.get('gateway')!,
+    gatewayUrl,
     opsUrls,
     async close() {
       await Promise.allSettled([...apps.values()].map((a) => a.stop()));
