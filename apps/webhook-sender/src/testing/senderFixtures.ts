@@ -94,6 +94,7 @@ export async function insertTestDelivery(pool: Pool, streamId: string, blockNumb
     chainId: 31337,
     blockNumber,
     blockHash: `0x${blockNumber.toString(16).padStart(64, '0')}`,
+    blockTimestamp: 1_700_000_000 + blockNumber,
     confirmed: false,
     body: JSON.stringify({ confirmed: false, block: { number: String(blockNumber) }, retries: 0 }),
     status: 'pending',
