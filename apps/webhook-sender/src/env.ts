@@ -3,6 +3,7 @@ import {
   databaseTimeoutsEnv,
   envInt,
   kafkaEnv,
+  kafkaRetentionEnv,
   logEnv,
   opsEnv,
   parseEnv,
@@ -73,6 +74,8 @@ export const envSchema = z.object({
   WATCHDOG_STALL_MS: envInt(60_000, 1_000),
   /** ...and for this long: the sender exits, for its supervisor to start it afresh. */
   WATCHDOG_EXIT_MS: envInt(180_000, 1_000),
+  KAFKA_CHANGES_RETENTION_HOURS: kafkaRetentionEnv.KAFKA_CHANGES_RETENTION_HOURS,
+  KAFKA_DEAD_LETTER_RETENTION_HOURS: kafkaRetentionEnv.KAFKA_DEAD_LETTER_RETENTION_HOURS,
   ...webhookUrlEnv,
 });
 export type Env = z.infer<typeof envSchema>;

@@ -1,9 +1,13 @@
 import {
+  DEAD_LETTER_TOPIC,
   createDeadLetters,
   createKafka,
   createStreamChangeAnnouncer,
+  ensureTopics,
+  hoursToMs,
   kafkaClientLogger,
   streamChangeOf,
+  topicName,
 } from '@tributary/bus';
 import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
 import {
@@ -15,6 +19,7 @@ import {
   serveOps,
   createPoolGauges,
 } from '@tributary/runtime';
+import { TOPICS } from '@tributary/schema';
 import { WEBHOOK_QUEUE, createWebhookPoster } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -57,8 +62,22 @@ const producer = kafka.producer({
   allowAutoTopicCreation: true,
   createPartitioner: Partitioners.DefaultPartitioner,
 });
-// Started now, awaited before the sender says it is ready (dead letters need it too).
-const producerConnected = service.untilUp('kafka (producer)', () => producer.connect());
+// Started now, awaited before the sender says it is ready (dead letters need it too). The topics
+// it writes are made (or given their retention) first: the producer would make them with the
+// broker's defaults.
+const producerConnected = service.untilUp('kafka (producer)', async () => {
+  await ensureTopics(kafka, [
+    {
+      topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC),
+      retentionMs: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
+    },
+    {
+      topic: topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.streamChanges),
+      retentionMs: hoursToMs(env.KAFKA_CHANGES_RETENTION_HOURS),
+    },
+  ]);
+  await producer.connect();
+});
 const announceChange = createStreamChangeAnnouncer({
   producer,
   topicPrefix: env.KAFKA_TOPIC_PREFIX,
