@@ -29,6 +29,7 @@ import { createDeliveryWorker } from './deliver/createDeliveryWorker.ts';
 import { loadEnv } from './env.ts';
 import { startTerminationSweep } from './health/startTerminationSweep.ts';
 import { createOutboxRelay } from './relay/createOutboxRelay.ts';
+import { createDeliveryMaintenance } from './retention/createDeliveryMaintenance.ts';
 
 // Composition root: the only place that reads the environment and builds clients.
 const env = loadEnv();
@@ -177,6 +178,15 @@ const relay = createOutboxRelay({
   graceMs: env.RELAY_GRACE_MS,
   onRequeued: (n) => requeued.inc(n),
 });
+// Retention and the deliveries' counters: every sender runs it, one at a time does the work.
+const maintenance = createDeliveryMaintenance({
+  pool,
+  logger,
+  policy: { deliveredDays: env.DELIVERY_RETENTION_DAYS, failedDays: env.FAILED_DELIVERY_RETENTION_DAYS },
+  passEveryMs: env.DELIVERY_MAINTENANCE_INTERVAL_MS,
+  foldEveryMs: env.DELIVERY_COUNTS_INTERVAL_MS,
+  onPass: (pass) => senderMetrics.retention(pass),
+});
 health.addCheck('redis', async () => {
   await ((await relayQueue.client) as unknown as Redis).ping();
 });
@@ -198,6 +208,7 @@ shutdown.register('worker', 'intake', async () => {
   stopSweep();
   watchdog.stop();
   await relay.stop();
+  await maintenance.stop();
   await worker.close();
 });
 shutdown.register('webhook-connections', 'close', () => poster.close());
@@ -205,3 +216,5 @@ shutdown.register('relay-queue', 'close', () => relayQueue.close());
 shutdown.register('kafka-producer', 'close', () => producer.disconnect());
 shutdown.register('postgres', 'close', () => pool.end());
 logger.info({ concurrency: env.SENDER_CONCURRENCY, retryScheduleMs: env.RETRY_SCHEDULE_MS }, 'ready');
+// The first pass now: a new deployment has its days ahead at once (then every interval).
+maintenance.pass().catch((err: unknown) => logger.warn({ err }, 'delivery retention pass failed'));
