@@ -201,8 +201,9 @@ health.addCheck('postgres', async () => {
   await pool.query('SELECT 1');
 });
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
-await producerConnected;
 
+// Registered before waiting for Kafka: the worker already runs, and a SIGTERM while the producer
+// connects (making the topics first takes a moment) must still drain its attempts in flight.
 // worker.close() waits for in-flight attempts; the shutdown deadline bounds it.
 shutdown.register('worker', 'intake', async () => {
   stopSweep();
@@ -215,6 +216,7 @@ shutdown.register('webhook-connections', 'close', () => poster.close());
 shutdown.register('relay-queue', 'close', () => relayQueue.close());
 shutdown.register('kafka-producer', 'close', () => producer.disconnect());
 shutdown.register('postgres', 'close', () => pool.end());
+await producerConnected;
 logger.info({ concurrency: env.SENDER_CONCURRENCY, retryScheduleMs: env.RETRY_SCHEDULE_MS }, 'ready');
 // The first pass now: a new deployment has its days ahead at once (then every interval).
 maintenance.pass().catch((err: unknown) => logger.warn({ err }, 'delivery retention pass failed'));
