@@ -80,10 +80,11 @@ export function createDeliveryMaintenance(deps: {
   const locked = <T>(work: (client: PoolClient) => Promise<T>) =>
     withDeliveryMaintenanceLock(deps.pool, work);
 
+  /**
+   * One pass; undefined when another sender holds the lock. What it did before a failure or a
+   * lock held elsewhere is said and counted all the same.
+   */
   async function runPass(): Promise<MaintenancePass | undefined> {
-    const at = now();
-    const deliveredCutoff = new Date(at.getTime() - deps.policy.deliveredDays * DAY_MS);
-    const failedCutoff = new Date(at.getTime() - deps.policy.failedDays * DAY_MS);
     const done: MaintenancePass = {
       created: [],
       blocked: [],
@@ -91,12 +92,25 @@ export function createDeliveryMaintenance(deps: {
       deferred: [],
       expired: { delivered: 0, held: 0, failed: 0 },
     };
+    try {
+      return (await passSteps(done)) ? done : undefined;
+    } finally {
+      report(done);
+      deps.onPass?.(done);
+    }
+  }
+
+  /** The steps of a pass, recorded in `done`; false when another sender holds the lock. */
+  async function passSteps(done: MaintenancePass): Promise<boolean> {
+    const at = now();
+    const deliveredCutoff = new Date(at.getTime() - deps.policy.deliveredDays * DAY_MS);
+    const failedCutoff = new Date(at.getTime() - deps.policy.failedDays * DAY_MS);
     const existing = new Set(await listDeliveryDays(deps.pool));
     for (let i = 0; i <= aheadDays; i++) {
       const day = utcDay(at, i);
       if (existing.has(day)) continue;
       const result = await locked((client) => createDeliveryDay(client, day, lockTimeoutMs));
-      if (result === undefined) return undefined;
+      if (result === undefined) return false;
       if (result === 'created') done.created.push(day);
       if (result === 'blocked') done.blocked.push(day);
     }
@@ -108,23 +122,23 @@ export function createDeliveryMaintenance(deps: {
       const dropped = await locked(async (client) => ({
         result: await dropDeliveryDay(client, day, { failedCutoff, moveLimit, lockTimeoutMs }),
       }));
-      if (dropped === undefined) return undefined;
+      if (dropped === undefined) return false;
       if (dropped.result) done.dropped.push(dropped.result);
       else done.deferred.push(day);
     }
-    for (;;) {
+    // A bounded number of batches a pass: a long backlog (a big stream's held rows expiring)
+    // goes over several passes, and the counters are folded in between.
+    for (let i = 0; i < 20; i++) {
       const batch = await locked((client) =>
         expireKeptDeliveries(client, { deliveredCutoff, failedCutoff, limit: expireBatch }),
       );
-      if (batch === undefined) return undefined;
+      if (batch === undefined) return false;
       done.expired.delivered += batch.delivered;
       done.expired.held += batch.held;
       done.expired.failed += batch.failed;
       if (batch.delivered < expireBatch && batch.held + batch.failed < expireBatch) break;
     }
-    report(done);
-    deps.onPass?.(done);
-    return done;
+    return true;
   }
 
   function report(done: MaintenancePass) {
