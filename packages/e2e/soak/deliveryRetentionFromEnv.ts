@@ -1,34 +1,25 @@
+/** The webhook-sender's defaults (apps/webhook-sender/src/env.ts), which the soak's services run with unless set. */
+const DEFAULT_DELIVERED_DAYS = 30;
+
 /**
- * The delivery retention the services run with, read from the variables it may be given as
- * (the soak's services inherit the soak's environment): `DELIVERY_RETENTION_DAYS`,
- * `DELIVERY_RETENTION_HOURS`, `DELIVERY_RETENTION_MS`, or `DELIVERY_RETENTION` as a number of
- * days or with a unit (`7d`, `72h`, `3600000ms`). Hours null: none is set.
+ * The delivery retention the soak's services run with (they inherit the soak's environment):
+ * `DELIVERY_RETENTION_DAYS` for delivered webhooks, the bulk of a soak's rows, else the sender's
+ * default. Failed and held rows are kept longer (FAILED_DELIVERY_RETENTION_DAYS); a soak's
+ * receivers fail a few percent, which the projection leaves out and the source says.
  */
 export function deliveryRetentionFromEnv(env: Record<string, string | undefined>): {
-  hours: number | null;
+  hours: number;
   source: string;
 } {
-  const perUnit: [string, (v: number) => number][] = [
-    ['DELIVERY_RETENTION_DAYS', hoursOf.d],
-    ['DELIVERY_RETENTION_HOURS', hoursOf.h],
-    ['DELIVERY_RETENTION_MS', hoursOf.ms],
-  ];
-  for (const [name, toHours] of perUnit) {
-    const v = env[name];
-    if (v !== undefined && v !== '' && Number.isFinite(Number(v)))
-      return { hours: toHours(Number(v)), source: `${name}=${v} (environment)` };
-  }
-  const v = env['DELIVERY_RETENTION'];
-  const m = v === undefined ? null : /^\s*(\d+(?:\.\d+)?)\s*(d|h|ms)?\s*$/.exec(v);
-  if (m) {
-    const toHours = hoursOf[(m[2] ?? 'd') as keyof typeof hoursOf];
-    return { hours: toHours(Number(m[1])), source: `DELIVERY_RETENTION=${v} (environment)` };
-  }
-  return { hours: null, source: 'none set (no DELIVERY_RETENTION* variable): every delivery row is kept' };
+  const v = env['DELIVERY_RETENTION_DAYS'];
+  const failed = env['FAILED_DELIVERY_RETENTION_DAYS'] ?? '90 (default)';
+  if (v !== undefined && v !== '' && Number.isInteger(Number(v)) && Number(v) >= 1)
+    return {
+      hours: Number(v) * 24,
+      source: `DELIVERY_RETENTION_DAYS=${v} (environment); failed rows ${failed} days`,
+    };
+  return {
+    hours: DEFAULT_DELIVERED_DAYS * 24,
+    source: `DELIVERY_RETENTION_DAYS ${DEFAULT_DELIVERED_DAYS} (default); failed rows ${failed} days`,
+  };
 }
-
-const hoursOf = {
-  d: (v: number) => v * 24,
-  h: (v: number) => v,
-  ms: (v: number) => v / 3_600_000,
-};

@@ -65,17 +65,13 @@ describe('projectDisk', () => {
 });
 
 describe('deliveryRetentionFromEnv', () => {
-  it('reads the retention from whichever variable carries it', () => {
-    expect(deliveryRetentionFromEnv({ DELIVERY_RETENTION_DAYS: '7' }).hours).toBe(168);
-    expect(deliveryRetentionFromEnv({ DELIVERY_RETENTION_HOURS: '36' }).hours).toBe(36);
-    expect(deliveryRetentionFromEnv({ DELIVERY_RETENTION_MS: '7200000' }).hours).toBe(2);
-    expect(deliveryRetentionFromEnv({ DELIVERY_RETENTION: '3d' }).hours).toBe(72);
-    expect(deliveryRetentionFromEnv({ DELIVERY_RETENTION: '12h' }).hours).toBe(12);
-    expect(deliveryRetentionFromEnv({ DELIVERY_RETENTION: '30' })).toEqual({
-      hours: 720,
-      source: 'DELIVERY_RETENTION=30 (environment)',
+  it("reads the sender's delivered-webhook retention, or its default", () => {
+    expect(deliveryRetentionFromEnv({ DELIVERY_RETENTION_DAYS: '7' })).toEqual({
+      hours: 168,
+      source: 'DELIVERY_RETENTION_DAYS=7 (environment); failed rows 90 (default) days',
     });
-    expect(deliveryRetentionFromEnv({}).hours).toBeNull();
+    expect(deliveryRetentionFromEnv({}).hours).toBe(720);
+    expect(deliveryRetentionFromEnv({ DELIVERY_RETENTION_DAYS: 'x' }).source).toContain('(default)');
   });
 });
 
