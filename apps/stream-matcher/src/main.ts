@@ -49,6 +49,7 @@ const matcher = createMatcher({
     clientId: env.KAFKA_CLIENT_ID,
     topicPrefix: env.KAFKA_TOPIC_PREFIX,
     groupId: env.MATCHER_GROUP_ID,
+    sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
   },
   redisUrl: env.REDIS_URL,
   queuePrefix: env.WEBHOOK_QUEUE_PREFIX,

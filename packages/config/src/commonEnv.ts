@@ -32,6 +32,15 @@ export const kafkaEnv = {
   KAFKA_TOPIC_PREFIX: z.string().default(''),
 };
 
+/** The consumer groups of the block topic (projector, stream-matcher). */
+export const kafkaGroupEnv = {
+  /**
+   * How long the group waits for a member that stopped heartbeating before its partitions go to a
+   * standby. Brokers refuse less than their group.min.session.timeout.ms (6 s by default).
+   */
+  KAFKA_SESSION_TIMEOUT_MS: envInt(30_000, 6_000),
+};
+
 export const rpcEnv = {
   RPC_URL: z.string().url().default('http://127.0.0.1:58545'),
   CHAIN_ID: z.coerce.number().int().positive().default(31337),

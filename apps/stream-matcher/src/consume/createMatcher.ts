@@ -8,6 +8,7 @@ import {
   createGapGuard,
   createKafka,
   createLagProbe,
+  groupSession,
   jsonCodec,
   kafkaClientLogger,
 } from '@tributary/bus';
@@ -33,7 +34,14 @@ import type { BlockReaders } from '../read/createBlockReaders.ts';
 export interface MatcherOptions {
   pool: Pool;
   logger: Logger;
-  kafka: { brokers: string[]; clientId: string; topicPrefix: string; groupId: string };
+  kafka: {
+    brokers: string[];
+    clientId: string;
+    topicPrefix: string;
+    groupId: string;
+    /** The group session's timeout: how soon a standby takes over from a member that died. */
+    sessionTimeoutMs?: number;
+  };
   redisUrl: string;
   queuePrefix: string;
   /** Contract reads and balances for triggers and getNativeBalances. */
@@ -148,13 +156,16 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     logger,
     ...(opts.onGap ? { onGap: opts.onGap } : {}),
   });
+  // The partitions of the block topic this member holds (none: a standby); undefined until it joined.
+  let assigned: number[] | undefined;
   const watchdog = createProgressWatchdog({
     name: 'block consumer',
     logger,
     stallMs: opts.watchdog?.stallMs ?? 60_000,
     exitAfterMs: opts.watchdog?.exitAfterMs ?? 180_000,
     intervalMs: opts.watchdog?.intervalMs,
-    backlog: () => lagProbe.lag(),
+    // Its own partitions' lag: a standby holds none, and is never stalled by the work of the active member.
+    backlog: () => lagProbe.lag(assigned),
     onStalled: (reason) => fatal(`stalled: ${reason}`),
   });
 
@@ -190,7 +201,11 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     groupId: changesGroupId,
     maxWaitTimeInMs: 200,
   });
-  const blocks: Consumer = kafka.consumer({ groupId: opts.kafka.groupId, maxWaitTimeInMs: 500 });
+  const blocks: Consumer = kafka.consumer({
+    groupId: opts.kafka.groupId,
+    maxWaitTimeInMs: 500,
+    ...groupSession(opts.kafka.sessionTimeoutMs),
+  });
   let isReady = false;
 
   // Every block of a fetched batch was published before the fetch; kafkajs starts processing a
@@ -198,7 +213,10 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   // first block, sees every change committed before any block of the batch was published: at the
   // head that is a check per block, while catching up one per few hundred blocks.
   let checkDue = true;
-  blocks.on(blocks.events.GROUP_JOIN, ({ payload }) => gapGuard.joined(payload.memberAssignment));
+  blocks.on(blocks.events.GROUP_JOIN, ({ payload }) => {
+    assigned = payload.memberAssignment[blocksTopic] ?? [];
+    gapGuard.joined(payload.memberAssignment);
+  });
   blocks.on(blocks.events.START_BATCH_PROCESS, () => {
     checkDue = true;
   });
