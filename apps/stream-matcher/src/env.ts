@@ -5,6 +5,7 @@ import {
   extraRpcUrlsEnv,
   kafkaEnv,
   kafkaGroupEnv,
+  kafkaRetentionEnv,
   logEnv,
   opsEnv,
   parseEnv,
@@ -23,6 +24,7 @@ export const envSchema = z.object({
   ...redisEnv,
   ...kafkaEnv,
   ...kafkaGroupEnv,
+  ...kafkaRetentionEnv,
   /** The node that trigger calls and native balances of chain CHAIN_ID read from. */
   ...rpcEnv,
   ...extraRpcUrlsEnv,

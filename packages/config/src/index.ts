@@ -6,6 +6,7 @@ export {
   extraRpcUrlsEnv,
   kafkaEnv,
   kafkaGroupEnv,
+  kafkaRetentionEnv,
   logEnv,
   opsEnv,
   redisEnv,

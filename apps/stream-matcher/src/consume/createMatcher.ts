@@ -9,6 +9,7 @@ import {
   createKafka,
   createLagProbe,
   groupSession,
+  ensureTopics,
   jsonCodec,
   kafkaClientLogger,
 } from '@tributary/bus';
@@ -41,6 +42,8 @@ export interface MatcherOptions {
     groupId: string;
     /** The group session's timeout: how soon a standby takes over from a member that died. */
     sessionTimeoutMs?: number;
+    /** retention.ms of the topics it makes or finds (KAFKA_*_RETENTION_HOURS); unset: left as they are. */
+    retentionMs?: { blocks: number; changes: number; deadLetters: number };
   };
   redisUrl: string;
   queuePrefix: string;
@@ -267,16 +270,12 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   return {
     async start(untilUp = <T>(_what: string, step: () => Promise<T>) => step()) {
       await untilUp('kafka (topics)', async () => {
-        const admin = kafka.admin();
-        await admin.connect();
-        try {
-          await admin.createTopics({
-            topics: [{ topic: changesTopic }, { topic: blocksTopic }, { topic: deadLetterTopic }],
-            waitForLeaders: true,
-          });
-        } finally {
-          await admin.disconnect();
-        }
+        const retention = opts.kafka.retentionMs;
+        await ensureTopics(kafka, [
+          { topic: changesTopic, ...(retention ? { retentionMs: retention.changes } : {}) },
+          { topic: blocksTopic, ...(retention ? { retentionMs: retention.blocks } : {}) },
+          { topic: deadLetterTopic, ...(retention ? { retentionMs: retention.deadLetters } : {}) },
+        ]);
       });
       const startOffsets = await untilUp('kafka (offsets)', () => fetchEndOffsets(kafka, changesTopic));
       await untilUp('postgres (streams)', () => store.loadAll());
