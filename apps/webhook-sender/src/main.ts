@@ -20,8 +20,7 @@ import {
   createPoolGauges,
 } from '@tributary/runtime';
 import { TOPICS } from '@tributary/schema';
-import { WEBHOOK_QUEUE, createWebhookPoster } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { WEBHOOK_QUEUE, createWebhookPoster, openWebhookQueue } from '@tributary/webhooks';
 import type { Redis } from 'ioredis';
 import { Partitioners } from 'kafkajs';
 import { createSenderMetrics } from './metrics/createSenderMetrics.ts';
@@ -118,8 +117,13 @@ const poster = createWebhookPoster({
     allowedPorts: env.WEBHOOK_ALLOWED_PORTS,
   },
 });
+// A queue client whose Redis went away while BullMQ set it up never works again: exit, for the
+// supervisor's restart, rather than run on with a relay or worker that does nothing.
+const redisBroken = (err: unknown) =>
+  shutdown.fail('a webhook queue client lost Redis while it was set up', err);
 const worker = createDeliveryWorker({
   pool,
+  onRedisBroken: redisBroken,
   logger,
   retryScheduleMs: env.RETRY_SCHEDULE_MS,
   timeoutMs: env.WEBHOOK_TIMEOUT_MS,
@@ -155,9 +159,11 @@ const stopSweep = startTerminationSweep({
 });
 // The relay's own queue client fails fast while Redis is down (no offline queue): a pass fails
 // and the next one, after Redis is back, finds every job that went missing with it.
-const relayQueue = new Queue(WEBHOOK_QUEUE, {
-  connection: { url: env.REDIS_URL, maxRetriesPerRequest: 1, enableOfflineQueue: false },
+const relayQueue = openWebhookQueue({
+  redisUrl: env.REDIS_URL,
   prefix: env.WEBHOOK_QUEUE_PREFIX,
+  mode: 'failsFast',
+  onBroken: redisBroken,
 });
 relayQueue.on('error', () => undefined); // counted by the relay's outage log
 const senderMetrics = createSenderMetrics(metrics, {

@@ -19,8 +19,7 @@ import {
 import type { ChainRegistry } from '@tributary/chains';
 import { TOPICS } from '@tributary/schema';
 import type { Pool } from '@tributary/db';
-import { WEBHOOK_QUEUE, createWebhookPoster } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { createWebhookPoster, openWebhookQueue } from '@tributary/webhooks';
 import { Partitioners } from 'kafkajs';
 import { createOutageLog, retryUntilDone } from '@tributary/runtime';
 import type { Logger } from 'pino';
@@ -67,6 +66,8 @@ export async function createStreamServices(opts: {
   chains: ChainRegistry;
   cursorSecret: string;
   logger: Logger;
+  /** The delivery queue's Redis connection failed while it was set up: it never works again. */
+  onRedisBroken: (err: unknown) => void;
   /** What one stream body and one account may hold (default: the documented defaults). */
   limits?: { stream: StreamLimits; quotas: AccountQuotas };
 }): Promise<{ deps: StreamRouteDeps; close: () => Promise<void> }> {
@@ -113,9 +114,11 @@ export async function createStreamServices(opts: {
     ready: connected,
     outage: kafkaOutage,
   });
-  const deliveryQueue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: env.REDIS_URL, maxRetriesPerRequest: null },
+  const deliveryQueue = openWebhookQueue({
+    redisUrl: env.REDIS_URL,
     prefix: env.WEBHOOK_QUEUE_PREFIX,
+    mode: 'waits',
+    onBroken: opts.onRedisBroken,
   });
   // Test webhooks leave through the sender's own client, under the same policy.
   const webhookPoster = createWebhookPoster({

@@ -152,6 +152,9 @@ beforeAll(async () => {
     chains,
     cursorSecret: 'test-cursor-secret-0123456789',
     logger,
+    onRedisBroken: (err) => {
+      throw err; // an unhandled rejection: the test run reports it
+    },
   });
   closeServices = services.close;
   const app = createApp({

@@ -22,8 +22,7 @@ import {
 } from '@tributary/runtime';
 import { TOPICS, type BlockEvent, streamChange } from '@tributary/schema';
 import type { StreamStatus } from '@tributary/stream-rules';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { openWebhookQueue } from '@tributary/webhooks';
 import { type Consumer, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
 import type { Logger } from 'pino';
 import { BlockContentsUnavailableError } from '../complete/createBlockCompleter.ts';
@@ -109,9 +108,11 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   const deadLetterTopic = `${opts.kafka.topicPrefix}${DEAD_LETTER_TOPIC}`;
   // The enqueue is the fast path only (the rows are the outbox): with no offline queue it fails
   // at once while Redis is away, instead of holding the block until Redis is back.
-  const queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: opts.redisUrl, maxRetriesPerRequest: 1, enableOfflineQueue: false },
+  const queue = openWebhookQueue({
+    redisUrl: opts.redisUrl,
     prefix: opts.queuePrefix,
+    mode: 'failsFast',
+    onBroken: (err) => fatal('the webhook queue lost Redis while it was set up', err),
   });
   const redisOutage = createOutageLog(logger, 'redis (fast-path enqueue; the relay delivers meanwhile)');
   queue.on('error', (err) => redisOutage.failed(err));
