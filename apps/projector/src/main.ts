@@ -136,6 +136,7 @@ const consumer = createBlockConsumer({
   onFatal: (err) => shutdown.fail('kafka consumer crashed and kafkajs will not restart it', err),
   maxBytesPerPartition: env.KAFKA_MAX_BYTES_PER_PARTITION,
   maxTransactionBytes: env.MAX_TRANSACTION_BYTES,
+  sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
 });
 const supplyCheck = createSupplyCheck({
   pool,
@@ -173,7 +174,8 @@ watchdog = createProgressWatchdog({
   logger,
   stallMs: env.WATCHDOG_STALL_MS,
   exitAfterMs: env.WATCHDOG_EXIT_MS,
-  backlog: () => lagProbe.lag(),
+  // Its own partitions' lag: a standby holds none, and is never stalled by the work of the active member.
+  backlog: () => lagProbe.lag(consumer.assignedPartitions()),
   // The watchdog has logged why at fatal level: a fresh process is what can help.
   onStalled: (reason) => shutdown.exit(reason, EXIT_CODES.restart),
 });

@@ -50,6 +50,7 @@ const matcher = createMatcher({
     clientId: env.KAFKA_CLIENT_ID,
     topicPrefix: env.KAFKA_TOPIC_PREFIX,
     groupId: env.MATCHER_GROUP_ID,
+    sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
     retentionMs: {
       blocks: hoursToMs(env.KAFKA_RETENTION_HOURS),
       changes: hoursToMs(env.KAFKA_CHANGES_RETENTION_HOURS),

@@ -32,6 +32,15 @@ export const kafkaEnv = {
   KAFKA_TOPIC_PREFIX: z.string().default(''),
 };
 
+/** The consumer groups of the block topic (projector, stream-matcher). */
+export const kafkaGroupEnv = {
+  /**
+   * How long the group waits for a member that stopped heartbeating before its partitions go to a
+   * standby. Brokers refuse less than their group.min.session.timeout.ms (6 s by default).
+   */
+  KAFKA_SESSION_TIMEOUT_MS: envInt(30_000, 6_000),
+};
+
 /**
  * How long each topic keeps its messages (`retention.ms`): set on the topic by each service that
  * uses it, when it creates the topic and at every start on the existing one, so give every service

@@ -5,6 +5,7 @@ export {
   databaseTimeoutsEnv,
   extraRpcUrlsEnv,
   kafkaEnv,
+  kafkaGroupEnv,
   kafkaRetentionEnv,
   logEnv,
   opsEnv,

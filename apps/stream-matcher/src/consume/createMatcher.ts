@@ -8,6 +8,7 @@ import {
   createGapGuard,
   createKafka,
   createLagProbe,
+  groupSession,
   ensureTopics,
   jsonCodec,
   kafkaClientLogger,
@@ -38,6 +39,8 @@ export interface MatcherOptions {
     clientId: string;
     topicPrefix: string;
     groupId: string;
+    /** The group session's timeout: how soon a standby takes over from a member that died. */
+    sessionTimeoutMs?: number;
     /** retention.ms of the topics it makes or finds (KAFKA_*_RETENTION_HOURS); unset: left as they are. */
     retentionMs?: { blocks: number; changes: number; deadLetters: number };
   };
@@ -157,13 +160,16 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     logger,
     ...(opts.onGap ? { onGap: opts.onGap } : {}),
   });
+  // The partitions of the block topic this member holds (none: a standby); undefined until it joined.
+  let assigned: number[] | undefined;
   const watchdog = createProgressWatchdog({
     name: 'block consumer',
     logger,
     stallMs: opts.watchdog?.stallMs ?? 60_000,
     exitAfterMs: opts.watchdog?.exitAfterMs ?? 180_000,
     intervalMs: opts.watchdog?.intervalMs,
-    backlog: () => lagProbe.lag(),
+    // Its own partitions' lag: a standby holds none, and is never stalled by the work of the active member.
+    backlog: () => lagProbe.lag(assigned),
     onStalled: (reason) => fatal(`stalled: ${reason}`),
   });
 
@@ -199,7 +205,11 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     groupId: changesGroupId,
     maxWaitTimeInMs: 200,
   });
-  const blocks: Consumer = kafka.consumer({ groupId: opts.kafka.groupId, maxWaitTimeInMs: 500 });
+  const blocks: Consumer = kafka.consumer({
+    groupId: opts.kafka.groupId,
+    maxWaitTimeInMs: 500,
+    ...groupSession(opts.kafka.sessionTimeoutMs),
+  });
   let isReady = false;
 
   // Every block of a fetched batch was published before the fetch; kafkajs starts processing a
@@ -207,7 +217,10 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   // first block, sees every change committed before any block of the batch was published: at the
   // head that is a check per block, while catching up one per few hundred blocks.
   let checkDue = true;
-  blocks.on(blocks.events.GROUP_JOIN, ({ payload }) => gapGuard.joined(payload.memberAssignment));
+  blocks.on(blocks.events.GROUP_JOIN, ({ payload }) => {
+    assigned = payload.memberAssignment[blocksTopic] ?? [];
+    gapGuard.joined(payload.memberAssignment);
+  });
   blocks.on(blocks.events.START_BATCH_PROCESS, () => {
     checkDue = true;
   });
