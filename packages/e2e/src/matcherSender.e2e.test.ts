@@ -9,6 +9,7 @@ import { keccak256, stringToBytes } from 'viem';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type GatewayClient, createGatewayClient } from './harness/createGatewayClient.ts';
 import { type Pipeline, startPipeline } from './harness/startPipeline.ts';
+import { readMetric } from './harness/readMetric.ts';
 import type { AppName } from './harness/startService.ts';
 import { type WebhookReceiver, startWebhookReceiver } from './harness/startWebhookReceiver.ts';
 import { waitFor } from './harness/waitFor.ts';
@@ -516,12 +517,8 @@ describe('stream-matcher + webhook-sender processes', () => {
 });
 
 /** The sender's count of deliveries the relay enqueued again (their job was missing). */
-async function requeuedByRelay(): Promise<number> {
-  const port = pipeline.running('webhook-sender')!.port;
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  if (!text.includes('tributary_relay_requeued_total')) throw new Error('no relay counter in /metrics');
-  return Number(/^tributary_relay_requeued_total(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1] ?? 0);
-}
+const requeuedByRelay = () =>
+  readMetric(pipeline.running('webhook-sender')!.port, 'tributary_relay_requeued_total');
 
 /**
  * Restarts `app` behind a proxy that cuts its Redis connections while BullMQ sets them up (the
