@@ -164,12 +164,8 @@ export interface DeliveryToSend {
   jobId: string | null;
 }
 
-export async function getDeliveryToSend(db: Db, id: string): Promise<DeliveryToSend | undefined> {
-  return (await getDeliveriesToSend(db, [id])).get(id);
-}
-
 /**
- * getDeliveryToSend for many deliveries in one round trip (the sender batches concurrent
+ * What an attempt needs of each delivery, in one round trip (the sender batches concurrent
  * attempts): primary-key reads joined with their stream and account, as a prepared statement.
  */
 export async function getDeliveriesToSend(
