@@ -20,7 +20,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAccountWithKey, createPool } from '@tributary/db';
-import { measureMachineSpeed } from '@tributary/testkit/bench';
+import { measureMachineSpeed, measureTableBytes } from '@tributary/testkit/bench';
 import pg from 'pg';
 import { READ_SESSION_SETTINGS, withSessionSettings } from '../src/db-settings/withSessionSettings.ts';
 import type { SeedParams } from './datasetShape.ts';
@@ -28,7 +28,7 @@ import { cacheCounters, cpuMeter, load1, machineDescription, postgresDescription
 import { type EndpointName, RequestMix } from './requestMix.ts';
 import { percentile, runOpenLoop } from './openLoopLoad.ts';
 import { profileQueries } from './profileQueries.ts';
-import { seedDataset } from './seedDataset.ts';
+import { BYTES_TABLES, seedDataset } from './seedDataset.ts';
 import { type RunningGateway, startGateway } from './startGateway.ts';
 
 const env = process.env;
@@ -284,6 +284,8 @@ try {
       database: new URL(benchUrl).pathname.slice(1),
       params: seed.params,
       seedSeconds: Number(seed.seconds),
+      // On disk per row, every index included, as the seed built them (indexes built in one go).
+      bytes: await measureTableBytes(db, BYTES_TABLES),
       rows: Object.fromEntries(
         (
           await db.query<{ relname: string; n: string }>(
