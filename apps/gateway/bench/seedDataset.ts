@@ -194,12 +194,12 @@ async function seed(db: pg.Client, p: SeedParams): Promise<void> {
                 hi * ${two64} + lo
            FROM g
          RETURNING chain_id, block_number, log_index, block_hash, block_timestamp, transaction_hash,
-                   transaction_index, token_address, from_address, to_address, value
+                   transaction_index, token_id, token_address, from_address, to_address, value
        )
        INSERT INTO logs (chain_id, block_number, log_index, block_hash, block_timestamp, transaction_hash,
-                         transaction_index, address, topic0, topic1, topic2, topic3, data)
+                         transaction_index, address_id, address, topic0, topic1, topic2, topic3, data)
        SELECT chain_id, block_number, log_index, block_hash, block_timestamp, transaction_hash, transaction_index,
-              token_address, '\\x${TRANSFER_TOPIC0.slice(2)}'::bytea, ${pad} || from_address, ${pad} || to_address, NULL,
+              token_id, token_address, '\\x${TRANSFER_TOPIC0.slice(2)}'::bytea, ${pad} || from_address, ${pad} || to_address, NULL,
               '\\x00000000000000000000000000000000'::bytea
                 || int8send(floor(value / ${two64})::bigint)
                 || int8send((CASE WHEN value % ${two64} >= 9223372036854775808 THEN value % ${two64} - ${two64}

@@ -58,9 +58,9 @@ WITH g AS (
   RETURNING *
 )
 INSERT INTO logs (chain_id, block_number, log_index, block_hash, block_timestamp, transaction_hash,
-                  transaction_index, address, topic0, topic1, topic2, data)
+                  transaction_index, address_id, address, topic0, topic1, topic2, data)
 SELECT chain_id, block_number, log_index, block_hash, block_timestamp, transaction_hash, transaction_index,
-       token_address, '${TRANSFER}'::bytea, from_address, to_address, '\\x01'::bytea FROM t;
+       token_id, token_address, '${TRANSFER}'::bytea, from_address, to_address, '\\x01'::bytea FROM t;
 INSERT INTO tokens (chain_id, address, name, symbol, decimals, total_supply, read_at_block)
 SELECT ${CHAIN}, ${addr('6b', 'k')}, 'T' || k, 'T' || k, 18, 1000000000, ${FIRST} FROM generate_series(1, ${TOKENS - 1}) k
 UNION ALL -- tokens without transfers here: a chain knows many more tokens than a page names

@@ -102,13 +102,15 @@ export interface LogFixture {
 }
 
 export async function insertLogs(pool: Pool, logs: readonly LogFixture[]): Promise<void> {
+  const ids = new AddressIds();
   for (const l of logs) {
+    await ids.resolve(pool, l.chainId, [l.address]);
     const txIndex = l.txIndex ?? l.logIndex;
     const topic = (i: number) => (l.topics[i] === undefined ? null : hexToBytes(l.topics[i]));
     await pool.query(
       `INSERT INTO logs (chain_id, block_number, log_index, block_hash, block_timestamp, transaction_hash,
-                         transaction_index, address, topic0, topic1, topic2, topic3, data)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+                         transaction_index, address, topic0, topic1, topic2, topic3, data, address_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       [
         l.chainId,
         l.block,
@@ -123,6 +125,7 @@ export async function insertLogs(pool: Pool, logs: readonly LogFixture[]): Promi
         topic(2),
         topic(3),
         hexToBytes(l.data),
+        ids.id(l.chainId, l.address),
       ],
     );
   }

@@ -75,12 +75,12 @@ export function createBlockProjector(deps: {
     removed.inc(out.removedBlocks);
   };
 
-  // Address ids of the transfers' wallet index keys, resolved (new ones added and committed)
+  // Address ids (the index keys of logs and transfers), resolved (new ones added and committed)
   // before a batch's transaction begins: two batches in flight never wait for each other's ids.
   const ids = new AddressIds();
   const resolveIds = async (steps: BatchStep[]) => {
     for (const step of steps)
-      if (step.kind === 'segment') await ids.resolveTransfers(deps.pool, step.segment.blocks);
+      if (step.kind === 'segment') await ids.resolveBlocks(deps.pool, step.segment.blocks);
   };
 
   const onConnectionError =

@@ -3,9 +3,10 @@ import { hexToBytes } from '../bytes.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
-/** What resolveTransfers reads of a block (SegmentBlock has it). */
-interface TransferBlock {
+/** What resolveBlocks reads of a block (SegmentBlock has it). */
+interface RowsBlock {
   chainId: number;
+  logs: readonly { address: string }[];
   transfers: readonly { token: string; from: string; to: string }[];
 }
 
@@ -29,8 +30,8 @@ UNION ALL
 SELECT encode(address, 'hex'), id FROM added`;
 
 /**
- * The address ids the wallet indexes of `transfers` are keyed by (address_ids: one integer per
- * chain and address), cached: an id never changes and is never reused, so a cached one never goes
+ * The address ids the wallet indexes of `transfers` and the contract index of `logs` are keyed by
+ * (address_ids: one integer per chain and address), cached: an id never changes and is never reused, so a cached one never goes
  * stale. Addresses are lower-case 0x hex (as block events carry them). Past `maxEntries` ids, the
  * oldest are forgotten at the next resolve (and asked for again when they come back): an id
  * resolved stays until then.
@@ -78,16 +79,17 @@ export class AddressIds {
     }
   }
 
-  /** resolve() for the tokens and parties of every transfer of these blocks, chain by chain. */
-  async resolveTransfers(db: Queryable, blocks: readonly TransferBlock[]): Promise<void> {
+  /** resolve() for the contract of every log and the token and parties of every transfer of these blocks. */
+  async resolveBlocks(db: Queryable, blocks: readonly RowsBlock[]): Promise<void> {
     const byChain = new Map<number, Set<string>>();
     for (const b of blocks) {
-      if (b.transfers.length === 0) continue;
+      if (b.transfers.length === 0 && b.logs.length === 0) continue;
       let set = byChain.get(b.chainId);
       if (!set) {
         set = new Set();
         byChain.set(b.chainId, set);
       }
+      for (const l of b.logs) set.add(l.address);
       for (const t of b.transfers) set.add(t.token).add(t.from).add(t.to);
     }
     for (const [chainId, addresses] of byChain) await this.resolve(db, chainId, addresses);

@@ -24,6 +24,7 @@ const POSITION_COLUMNS = [
 
 export const LOG_COLUMNS = [
   ...POSITION_COLUMNS,
+  'address_id',
   'address',
   'topic0',
   'topic1',
@@ -91,7 +92,8 @@ INSERT INTO address_kinds (chain_id, address, is_contract)
 SELECT chain_id, address, is_contract FROM stage_kinds ON CONFLICT DO NOTHING`;
 
 const INSERT_LOGS = `
-INSERT INTO logs SELECT s.* FROM stage_logs s
+INSERT INTO logs (${LOG_COLUMNS.join(', ')})
+SELECT ${LOG_COLUMNS.map((c) => `s.${c}`).join(', ')} FROM stage_logs s
 JOIN blocks b ON b.chain_id = s.chain_id AND b.number = s.block_number AND b.hash = s.block_hash
 ON CONFLICT DO NOTHING`;
 
@@ -180,7 +182,7 @@ export interface BegunSegment {
  * other blocks; these touch rows shared between segments (balances, tokens). A segment that
  * reaches at or below the chain's newest transfer block (a reorg, older blocks) also locks the
  * chain's history version (markHistoryChanged); new blocks above the head never do. `ids` gives
- * the address ids of the transfers (their wallet index keys): those it lacks are added in this
+ * the address ids of the logs' contracts and the transfers' tokens and parties (index keys): those it lacks are added in this
  * transaction, so a caller with batches in flight resolves them first, outside (AddressIds.resolve).
  */
 export async function beginBlockSegment(
@@ -227,12 +229,12 @@ export async function beginBlockSegment(
     const transferCount = count(freshBlocks, 'transfers');
     // Ids of new addresses are written in this transaction unless the caller resolved them before
     // (the projector does, outside its transactions: see AddressIds.resolve).
-    await ids.resolveTransfers(client, freshBlocks);
+    await ids.resolveBlocks(client, freshBlocks);
     // Rows written by something else than this projector would break the invariant above: then
     // everything goes the careful way.
     await client.query('SAVEPOINT fresh_rows');
     try {
-      if (logCount > 0) await copyBinary(client, 'logs', LOG_COLUMNS, (w) => writeLogs(w, freshBlocks));
+      if (logCount > 0) await copyBinary(client, 'logs', LOG_COLUMNS, (w) => writeLogs(w, freshBlocks, ids));
       if (transferCount > 0) {
         await copyBinary(client, 'transfers', TRANSFER_COLUMNS, (w) => writeTransfers(w, freshBlocks, ids));
       }
@@ -288,12 +290,12 @@ export async function beginBlockSegment(
       }
       // Supply deltas need the token rows (first seen in this segment, perhaps): after INSERT_TOKENS.
       if (count(freshBlocks, 'transfers') > 0) await applyDeltas(client, freshBlocks);
+      if (staleBlocks.length > 0) await ids.resolveBlocks(client, staleBlocks);
       if (staleBlocks.length > 0 && count(staleBlocks, 'logs') > 0) {
-        await copyBinary(client, 'stage_logs', LOG_COLUMNS, (w) => writeLogs(w, staleBlocks));
+        await copyBinary(client, 'stage_logs', LOG_COLUMNS, (w) => writeLogs(w, staleBlocks, ids));
         logs += (await client.query(INSERT_LOGS)).rowCount ?? 0;
       }
       if (staleBlocks.length > 0 && count(staleBlocks, 'transfers') > 0) {
-        await ids.resolveTransfers(client, staleBlocks);
         await copyBinary(client, 'stage_transfers', TRANSFER_COLUMNS, (w) =>
           writeTransfers(w, staleBlocks, ids),
         );
@@ -324,7 +326,7 @@ function blockFields(b: SegmentBlock): [Buffer, Buffer] {
  * logs often share a transaction, a contract and leading topics: those fields are copied from
  * the previous row's encoding when equal.
  */
-function* writeLogs(w: BinaryCopyWriter, blocks: readonly SegmentBlock[]): Generator<void> {
+function* writeLogs(w: BinaryCopyWriter, blocks: readonly SegmentBlock[], ids: AddressIds): Generator<void> {
   const txHash = new LastHexField();
   const address = new LastHexField();
   const topics = [new LastHexField(), new LastHexField(), new LastHexField(), new LastHexField()];
@@ -333,8 +335,9 @@ function* writeLogs(w: BinaryCopyWriter, blocks: readonly SegmentBlock[]): Gener
   for (const b of blocks) {
     const [chainAndNumber, hashAndTime] = blockFields(b);
     for (const l of b.logs) {
-      w.row(13).raw(chainAndNumber).int4(l.logIndex).raw(hashAndTime);
-      w.hexRepeated(l.transactionHash, txHash).int4(l.transactionIndex).hexRepeated(l.address, address);
+      w.row(14).raw(chainAndNumber).int4(l.logIndex).raw(hashAndTime);
+      w.hexRepeated(l.transactionHash, txHash).int4(l.transactionIndex);
+      w.int4(ids.id(b.chainId, l.address)).hexRepeated(l.address, address);
       const t = l.topics;
       for (let i = 0; i < 4; i++) {
         const topic = t[i];

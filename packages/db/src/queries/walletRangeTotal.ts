@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { hexToBytes } from '../bytes.ts';
 import { addressIdSql } from './addressIdSql.ts';
-import { Params, transferBlockStartSql } from './keyset.ts';
+import { Params, blockStartPosSql } from './keyset.ts';
 import { statementName } from './statementName.ts';
 import { walletCountSql } from './walletCountSql.ts';
 import { walletTotalSql } from './walletTotalSql.ts';
@@ -170,7 +170,7 @@ async function storeCheckpoint(
 /** Conditions for blocks in [from, to) (placeholders; either may be absent), on transfers.pos. */
 function blocksFrom(from: string | undefined, to: string | undefined): string {
   return (
-    (from === undefined ? '' : ` AND pos >= ${transferBlockStartSql(from)}`) +
-    (to === undefined ? '' : ` AND pos < ${transferBlockStartSql(to)}`)
+    (from === undefined ? '' : ` AND pos >= ${blockStartPosSql(from)}`) +
+    (to === undefined ? '' : ` AND pos < ${blockStartPosSql(to)}`)
   );
 }

@@ -5,9 +5,9 @@ import {
   type LogPosition,
   Params,
   type SortOrder,
-  transferBlockEndSql,
-  transferOrderBy,
-  transferPositionConditions,
+  blockEndPosSql,
+  posOrderBy,
+  rowPositionConditions,
 } from './keyset.ts';
 import { addressIdSql } from './addressIdSql.ts';
 import { isoTimestampSql, linesAggSql, pageLines } from './recordLines.ts';
@@ -75,7 +75,7 @@ function filterConditions(
   chain: string,
   q: WalletTransfersFilter & { order?: SortOrder; after?: LogPosition },
 ) {
-  const conds = transferPositionConditions(p, { ...q, order: q.order ?? 'DESC' });
+  const conds = rowPositionConditions(p, { ...q, order: q.order ?? 'DESC' });
   if (q.contractAddresses && q.contractAddresses.length > 0) {
     conds.push(
       `token_id = ANY(ARRAY(SELECT id FROM address_ids
@@ -87,7 +87,7 @@ function filterConditions(
 
 /** Block range and keyset conditions only (the token is matched by the caller). */
 function positionOnly(p: Params, q: WalletTransfersQuery) {
-  return transferPositionConditions(p, q)
+  return rowPositionConditions(p, q)
     .map((c) => ` AND ${c}`)
     .join('');
 }
@@ -112,10 +112,9 @@ export async function findWalletTransfers(
   const chain = p.add(q.chainId);
   const wallet = p.add(hexToBytes(q.wallet));
   const walletId = addressIdSql(chain, wallet);
-  const rest =
-    positionOnly(p, q) + (q.pinHead ? ` AND pos < ${transferBlockEndSql('(SELECT n FROM pin)')}` : '');
+  const rest = positionOnly(p, q) + (q.pinHead ? ` AND pos < ${blockEndPosSql('(SELECT n FROM pin)')}` : '');
   const n = p.add(q.limit + 1);
-  const ord = transferOrderBy(q.order);
+  const ord = posOrderBy(q.order);
   const cols =
     'pos, block_number, log_index, block_hash, block_timestamp, transaction_hash, transaction_index, token_address, from_address, to_address, value';
   const sides = (token: string) => [
