@@ -2,7 +2,8 @@
 // starts real gateway processes against it, and drives each endpoint at a fixed rate, open loop
 // (openLoopLoad.ts: latency from each request's due time):
 // transfers 1,000 rps, logs 500 rps, owners 500 rps, BENCH_SECONDS (30) each after a short
-// warm-up (10 s). Prints a table and writes bench/results/data-api.json at the repo root. It measures
+// warm-up (10 s). Prints a table and writes bench/results/data-api.json at the repo root, with
+// the dataset's bytes per transfer and per log on disk, every index included. It measures
 // and reports; it never passes or fails on a time (the targets are printed next to the figures).
 // Env: DATABASE_URL, REDIS_URL, BENCH_ROWS (10,000,000), BENCH_SECONDS (30),
 // BENCH_WARMUP_SECONDS (10), BENCH_GATEWAYS (2), BENCH_GATEWAY_POOL_SIZE (4), BENCH_KEEP_CHECKPOINTS, BENCH_ONLY (e.g. "owners,logs"), BENCH_CONNECTIONS (most open
@@ -264,6 +265,9 @@ try {
     console.table(serviceTimesMs);
   }
 
+  const bytes = await measureTableBytes(db, BYTES_TABLES);
+  for (const [table, b] of Object.entries(bytes))
+    say(`${table}: ${b.bytesPerRow} bytes per row, all indexes included`);
   const report = {
     at: new Date().toISOString(),
     benchmark: 'data API under load (issue 3, item 6b): open-loop load at a fixed rate per endpoint',
@@ -285,7 +289,7 @@ try {
       params: seed.params,
       seedSeconds: Number(seed.seconds),
       // On disk per row, every index included, as the seed built them (indexes built in one go).
-      bytes: await measureTableBytes(db, BYTES_TABLES),
+      bytes,
       rows: Object.fromEntries(
         (
           await db.query<{ relname: string; n: string }>(

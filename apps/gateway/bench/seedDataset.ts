@@ -4,7 +4,8 @@
 // balances and per-(token, owner) and per-wallet transfer counts computed from the transfers. Generated server-side (INSERT ... SELECT generate_series),
 // indexes dropped during the load and rebuilt after it, then VACUUM ANALYZE. The parameters are
 // recorded in bench_seed: a later run with the same parameters reuses the database as it is.
-// Run: node --import tsx bench/seedDataset.ts   (BENCH_RESEED=true rebuilds anyway)
+// Run: pnpm --filter @tributary/gateway bench:seed   (BENCH_RESEED=true rebuilds anyway; it prints
+// each table's size and bytes per row, all indexes included, after seeding or with BENCH_DESCRIBE=true)
 import { migrate } from '@tributary/db';
 import { measureTableBytes } from '@tributary/testkit/bench';
 import pg from 'pg';
@@ -271,6 +272,15 @@ async function seed(db: pg.Client, p: SeedParams): Promise<void> {
   }
 }
 
+async function describeDatabase(url: string): Promise<void> {
+  const db = await connect(url);
+  try {
+    await describe(db);
+  } finally {
+    await db.end();
+  }
+}
+
 async function describe(db: pg.Client): Promise<void> {
   const sizes = await db.query<{ relname: string; rows: string; size: string }>(
     `SELECT c.relname, c.reltuples::bigint AS rows, pg_size_pretty(pg_total_relation_size(c.oid)) AS size
@@ -335,6 +345,7 @@ export async function seedDataset(baseUrl: string, env: NodeJS.ProcessEnv = proc
       }
     }
     await markChainFollowed(benchUrl);
+    if (env['BENCH_DESCRIBE'] === 'true') await describeDatabase(benchUrl);
     return benchUrl;
   }
   const admin = await connect(baseUrl);
