@@ -13,6 +13,8 @@
 //   DATABASE_URL KAFKA_BROKERS DEVNETS=chainId=url,... [KAFKA_TOPIC_PREFIX] node infra/dev/devnet-data.mjs
 //   (without DEVNETS: the one devnet CHAIN_ID (31337) at RPC_URL)
 // Says what it found on stderr; prints `kept`, `fresh` (nothing indexed yet) or `reset` on stdout.
+// When it cannot tell (a node or a server that does not answer), its last stderr line says why and
+// it exits 1.
 import { createRequire } from 'node:module';
 
 // pg and kafkajs are dependencies of @tributary/testkit; resolved from there (this script sits outside any package).
@@ -27,9 +29,8 @@ const env = (name, fallback) => {
 };
 const databaseUrl = env('DATABASE_URL');
 const brokers = env('KAFKA_BROKERS').split(',');
-const devnets = (process.env.DEVNETS || `${env('CHAIN_ID', '31337')}=${env('RPC_URL')}`)
-  .split(',')
-  .map((entry) => {
+const parseDevnets = () =>
+  (process.env.DEVNETS || `${env('CHAIN_ID', '31337')}=${env('RPC_URL')}`).split(',').map((entry) => {
     const m = /^(\d+)=(\S+)$/.exec(entry.trim());
     if (!m) throw new Error(`DEVNETS entry "${entry}" is not chainId=url`);
     return { chainId: Number(m[1]), rpcUrl: m[2] };
@@ -39,7 +40,38 @@ const prefix = env('KAFKA_TOPIC_PREFIX', '');
 const topics = [`${prefix}evm.blocks.v1`, `${prefix}streams.changes.v1`];
 const say = (line) => process.stderr.write(`[start] ${line}\n`);
 
+/** An error and its causes on one line ("fetch failed: connect ECONNREFUSED 127.0.0.1:1"). */
+function describe(err) {
+  const parts = [];
+  let e = err;
+  while (e && parts.length < 4) {
+    const text = e instanceof Error ? e.message || e.code || e.name : String(e);
+    if (!parts.includes(text)) parts.push(text);
+    e = e instanceof AggregateError ? e.errors?.[0] : e.cause;
+  }
+  return parts.join(': ');
+}
+
+/** The URL without its password, to be shown. */
+function shown(url) {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
 async function blockHash(rpcUrl, number) {
+  try {
+    return await fetchBlockHash(rpcUrl, number);
+  } catch (err) {
+    throw new Error(`the node at ${shown(rpcUrl)} did not give block ${number}: ${describe(err)}`);
+  }
+}
+
+async function fetchBlockHash(rpcUrl, number) {
   const res = await fetch(rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -55,9 +87,18 @@ async function blockHash(rpcUrl, number) {
   return body.result?.hash ?? null;
 }
 
+async function connect(url) {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+  } catch (err) {
+    throw new Error(`PostgreSQL at ${shown(url)} refused: ${describe(err)}`);
+  }
+  return client;
+}
+
 async function indexedChain(chainId) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  const client = await connect(databaseUrl);
   try {
     const { rows } = await client.query(
       `SELECT block_number, '0x' || encode(block_hash, 'hex') AS block_hash,
@@ -75,8 +116,7 @@ async function recreateDatabase() {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.slice(1));
   url.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
+  const client = await connect(url.toString());
   try {
     const quoted = `"${name.replaceAll('"', '""')}"`;
     await client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`);
@@ -132,8 +172,7 @@ async function compare({ chainId, rpcUrl }) {
 
 /** Deletes what PostgreSQL holds of the given chains (their follower state, query tables, deliveries). */
 async function forgetChains(chainIds) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  const client = await connect(databaseUrl);
   try {
     const { rows } = await client.query(
       `SELECT table_name FROM information_schema.columns
@@ -158,23 +197,38 @@ async function forgetChains(chainIds) {
   }
 }
 
-const found = [];
-for (const devnet of devnets) found.push(await compare(devnet));
-const renewed = devnets.filter((_, i) => found[i] === 'new').map((d) => d.chainId);
-if (renewed.length > 0 && found.includes('kept')) {
-  const tables = await forgetChains(renewed);
-  say(
-    `devnet: the data of chain ${renewed.join(', ')} deleted (${tables.join(', ')}); the kept devnets continue`,
-  );
-  console.log('reset');
-} else if (renewed.length > 0) {
-  say('devnet: starting the data of every devnet afresh');
-  await recreateDatabase();
-  const kafka = await resetKafka();
-  say(
-    `devnet: database recreated; Kafka topics deleted: ${kafka.topics.join(', ') || 'none'}; consumer groups deleted: ${kafka.groups.join(', ') || 'none'}`,
-  );
-  console.log('reset');
-} else {
-  console.log(found.includes('kept') ? 'kept' : 'fresh');
+async function main() {
+  const devnets = parseDevnets();
+  const found = [];
+  for (const devnet of devnets) found.push(await compare(devnet));
+  const renewed = devnets.filter((_, i) => found[i] === 'new').map((d) => d.chainId);
+  if (renewed.length > 0 && found.includes('kept')) {
+    const tables = await forgetChains(renewed);
+    say(
+      `devnet: the data of chain ${renewed.join(', ')} deleted (${tables.join(', ')}); the kept devnets continue`,
+    );
+    return 'reset';
+  }
+  if (renewed.length > 0) {
+    say('devnet: starting the data of every devnet afresh');
+    await recreateDatabase();
+    let kafka;
+    try {
+      kafka = await resetKafka();
+    } catch (err) {
+      throw new Error(`Kafka at ${brokers.join(',')} could not delete the topics: ${describe(err)}`);
+    }
+    say(
+      `devnet: database recreated; Kafka topics deleted: ${kafka.topics.join(', ') || 'none'}; consumer groups deleted: ${kafka.groups.join(', ') || 'none'}`,
+    );
+    return 'reset';
+  }
+  return found.includes('kept') ? 'kept' : 'fresh';
+}
+
+try {
+  console.log(await main());
+} catch (err) {
+  say(`devnet data: ${describe(err)}`);
+  process.exit(1);
 }

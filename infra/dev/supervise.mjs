@@ -2,8 +2,9 @@
 //   TRIBUTARY_RUN_DIR=<dir> node infra/dev/supervise.mjs <name> <log file> <command> [args...]
 // The command's stdout and stderr are appended to the log file. When it exits, this prints which
 // service exited, its exit code or signal and its last error line (the last JSON line with
-// level >= 50, else the last line), then starts it again after a backoff: 1 s doubling to 30 s,
-// back to 1 s once a run lasted a minute.
+// level >= 50, else the last line), and writes the same to <log file without .log>.exit (for
+// start-all, which waits for the service, to say why it is not up); then starts it again after a
+// backoff: 1 s doubling to 30 s, back to 1 s once a run lasted a minute.
 //
 // Each run of the service is a process group of its own (so that a Ctrl-C in the terminal reaches
 // it once, through this, not twice), recorded as <run dir>/<name>/<pgid> while any process of it
@@ -45,6 +46,7 @@ const EXIT_MEANING = {
 const say = (line) => process.stderr.write(`[start] ${line}\n`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const recordDir = join(runDir, name);
+const exitFile = `${logFile.replace(/\.log$/, '')}.exit`;
 mkdirSync(recordDir, { recursive: true });
 // This process holds the write end of the guard's stdin, which the kernel closes when it dies.
 spawn('bash', [fileURLToPath(new URL('stop-groups.sh', import.meta.url)), '--when-stdin-closes', recordDir], {
@@ -194,8 +196,11 @@ async function superviseForever() {
     const meaning = exit.code !== null && EXIT_MEANING[exit.code] ? `, ${EXIT_MEANING[exit.code]}` : '';
     if (exit.ms >= HEALTHY_RUN_MS) delayMs = MIN_DELAY_MS;
     restarts += 1;
-    say(`${name} exited (${how}${meaning}) after ${(exit.ms / 1000).toFixed(1)} s`);
-    say(`${name} ${lastErrorLine(logFile, exit.offset)}`);
+    const exited = `exited (${how}${meaning}) after ${(exit.ms / 1000).toFixed(1)} s`;
+    const lastError = lastErrorLine(logFile, exit.offset);
+    writeFileSync(exitFile, `${exited}; ${lastError}\n`);
+    say(`${name} ${exited}`);
+    say(`${name} ${lastError}`);
     say(`${name}: restart ${restarts} in ${delayMs / 1000} s (log ${logFile})`);
     await new Promise((resolve) => {
       const timer = setTimeout(resolve, delayMs);

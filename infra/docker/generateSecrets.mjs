@@ -1,12 +1,12 @@
 // The compose deployment's secrets, made once at its first start (the one-shot `secrets` service)
 // into a volume that only its own services mount: PostgreSQL's and Redis's passwords and the
-// gateway's cursor secret, 24 random bytes each, and the URLs the apps connect with (read through
-// DATABASE_URL_FILE and REDIS_URL_FILE). Kept ever after: a restart or a rebuild reuses them; remove
-// the volume to make new ones.
+// gateway's cursor secret, 24 random bytes each (newSecret.mjs), and the URLs the apps connect with
+// (read through DATABASE_URL_FILE and REDIS_URL_FILE). Kept ever after: a restart or a rebuild
+// reuses them; remove the volume to make new ones.
 //   node infra/docker/generateSecrets.mjs <dir>
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { newSecret } from './newSecret.mjs';
 
 const dir = process.argv[2];
 if (!dir) {
@@ -17,8 +17,7 @@ const made = [];
 for (const name of ['pg-password', 'redis-password', 'cursor-secret']) {
   const file = join(dir, name);
   if (existsSync(file)) continue;
-  // base64url: safe inside a URL, no shell or YAML quoting needed.
-  writeFileSync(file, randomBytes(24).toString('base64url'), { mode: 0o444, flag: 'wx' });
+  writeFileSync(file, newSecret(), { mode: 0o444, flag: 'wx' });
   made.push(name);
 }
 const secret = (name) => readFileSync(join(dir, name), 'utf8').trim();

@@ -16,12 +16,6 @@ kjar=$(ls "$libs"/kafka_2.13-*.jar | grep -v -e '-test' -e '-sources' | head -n1
 kver=${kjar##*/kafka_2.13-}
 kver=${kver%.jar}
 
-if [ ! -s "$data/cluster.id" ]; then
-  # A 22-char base64url UUID, as kafka-storage.sh random-uuid prints.
-  head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22 >"$data/cluster.id"
-fi
-cluster_id=$(cat "$data/cluster.id")
-
 cat >"$data/server.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
@@ -85,9 +79,15 @@ L4J2
 esac
 
 # 1) format storage once (what bin/kafka-storage.sh format does); static voters need no --standalone.
+# The cluster id is made once; one Kafka's generator could not have made (an earlier version's,
+# starting with '-', on which this format failed) is made again, as the storage is not formatted yet.
 if [ ! -f "$data/kraft/meta.properties" ]; then
+  . "$(dirname "$0")/cluster-id.sh"
+  cluster_id_usable "$(head -n1 "$data/cluster.id" 2>/dev/null)" || new_cluster_id >"$data/cluster.id"
+  cluster_id=$(head -n1 "$data/cluster.id")
+  # --cluster-id=ID: one argument, whatever the id starts with.
   "$java" -Xmx256m $logopt -cp "$libs/*" kafka.tools.StorageTool \
-    format -t "$cluster_id" -c "$data/server.properties" --ignore-formatted
+    format --cluster-id="$cluster_id" --config="$data/server.properties" --ignore-formatted
 fi
 
 # 2) run the server (what bin/kafka-server-start.sh does), minus JMX and GC-log flags.

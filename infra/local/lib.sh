@@ -121,16 +121,9 @@ apt_install() {
 # program holds moves to the next free one above it (logged, printed by up.sh's env lines and kept
 # for status.sh and down.sh).
 claim_port() {
-  local name=$1 var=$2 port=${!2} p
-  if [ -n "${PORT_GIVEN[$var]:-}" ]; then
-    p=$(free_port_from "$port") && [ "$p" = "$port" ] ||
-      die "$name: port $port is in use by something that does not answer as $name; pick another with $var"
-  else
-    p=$(free_port_from "$port") || die "$name: port $port and the 200 above it are in use; pick a free one with $var"
-    [ "$p" = "$port" ] || log "$name: port $port is taken; using $p instead (set $var to choose)"
-    printf -v "$var" '%s' "$p"
-  fi
-  TAKEN_PORTS+="$p "
+  local name=$1 var=$2
+  choose_port "$name" "$var" "${!var}" "${PORT_GIVEN[$var]:-0}" || die "$PORT_ERROR"
+  [ -z "$PORT_MOVED" ] || log "$PORT_MOVED"
   keep_port "$var"
 }
 

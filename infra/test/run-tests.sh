@@ -10,11 +10,11 @@ say() { printf '\n[test] %s\n' "$*" >&2; }
 
 # 1) dependencies: the pinned pnpm, and node_modules in step with the lockfile.
 . infra/lib/ensure-deps.sh
-ensure_deps "$root" || { say "FAILED: dependencies"; exit 1; }
+ensure_deps "$root" || { say "FAILED: dependencies: $DEPS_ERROR ($DEPS_FIX)"; exit 1; }
 
 # 2) servers: the env vars that are set win; up.sh starts the rest (idempotent, default ports).
 . infra/lib/ensure-servers.sh
-ensure_servers "$root" || { say "FAILED: starting the local servers"; exit 1; }
+ensure_servers "$root" || { say "FAILED: starting the local servers: $SERVERS_ERROR"; exit 1; }
 export CHAIN_ID=${CHAIN_ID:-31337}
 say "DATABASE_URL=$DATABASE_URL REDIS_URL=$REDIS_URL KAFKA_BROKERS=$KAFKA_BROKERS RPC_URL=$RPC_URL"
 

@@ -2,6 +2,7 @@ import {
   createIdempotentProducer,
   createKafka,
   ensureTopics,
+  hoursToMs,
   kafkaClientLogger,
   topicName,
 } from '@tributary/bus';
@@ -87,7 +88,9 @@ health.addCheck('rpc', async () => {
 
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 await service.untilUp('kafka (topics)', () =>
-  ensureTopics(kafka, [{ topic, numPartitions: env.KAFKA_TOPIC_PARTITIONS }]),
+  ensureTopics(kafka, [
+    { topic, numPartitions: env.KAFKA_TOPIC_PARTITIONS, retentionMs: hoursToMs(env.KAFKA_RETENTION_HOURS) },
+  ]),
 );
 await service.untilUp('kafka (producer)', () => producer.connect());
 const follower = createChainFollower({

@@ -3,6 +3,7 @@ import {
   databaseTimeoutsEnv,
   envInt,
   kafkaEnv,
+  kafkaRetentionEnv,
   logEnv,
   opsEnv,
   parseEnv,
@@ -19,6 +20,8 @@ export const envSchema = z.object({
   // is far beyond both (and within WATCHDOG_EXIT_MS) yet ends a statement stuck on a lock.
   ...databaseTimeoutsEnv({ statementMs: 120_000, idleInTransactionMs: 120_000 }),
   ...kafkaEnv,
+  KAFKA_RETENTION_HOURS: kafkaRetentionEnv.KAFKA_RETENTION_HOURS,
+  KAFKA_DEAD_LETTER_RETENTION_HOURS: kafkaRetentionEnv.KAFKA_DEAD_LETTER_RETENTION_HOURS,
   ...rpcEnv,
   /** How often totalSupply() is compared with the indexed supply (rebasing, fee-on-transfer); 0 = never. */
   SUPPLY_CHECK_INTERVAL_MS: envInt(300_000, 0),

@@ -6,6 +6,7 @@ import {
   createKafka,
   createLagProbe,
   ensureTopics,
+  hoursToMs,
   kafkaClientLogger,
   topicName,
 } from '@tributary/bus';
@@ -156,7 +157,13 @@ shutdown.register('pg', 'close', () => pool.end());
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 await service.untilUp('postgres', () => migrate(env.DATABASE_URL, (line) => logger.info(line)));
 await service.untilUp('kafka', () =>
-  ensureTopics(kafka, [{ topic }, { topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC) }]),
+  ensureTopics(kafka, [
+    { topic, retentionMs: hoursToMs(env.KAFKA_RETENTION_HOURS) },
+    {
+      topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC),
+      retentionMs: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
+    },
+  ]),
 );
 await service.untilUp('kafka', () => producer.connect());
 await service.untilUp('kafka', () => gapAdmin.connect());

@@ -1,3 +1,4 @@
+import { hoursToMs } from '@tributary/bus';
 import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
 import {
   bootService,
@@ -49,6 +50,11 @@ const matcher = createMatcher({
     clientId: env.KAFKA_CLIENT_ID,
     topicPrefix: env.KAFKA_TOPIC_PREFIX,
     groupId: env.MATCHER_GROUP_ID,
+    retentionMs: {
+      blocks: hoursToMs(env.KAFKA_RETENTION_HOURS),
+      changes: hoursToMs(env.KAFKA_CHANGES_RETENTION_HOURS),
+      deadLetters: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
+    },
   },
   redisUrl: env.REDIS_URL,
   queuePrefix: env.WEBHOOK_QUEUE_PREFIX,

@@ -3,6 +3,8 @@ import { createServer } from 'node:http';
 /**
  * The benchmark's webhook receiver, in its own process on 127.0.0.1: `/ok/...` answers 200 at
  * once, `/hang/...` never answers (the sender's timeout ends it). `GET /__stats` gives the counts.
+ * It listens on two ports, so that the hanging endpoint is another origin than the healthy ones,
+ * as another tenant's receiver is (the sender bounds requests per origin); both serve every path.
  * Exits by itself after argv[2] seconds, whatever happens to the benchmark.
  */
 const maxSeconds = Number(process.argv[2] ?? 600);
@@ -25,15 +27,21 @@ const server = createServer((req, res) => {
   });
 });
 server.keepAliveTimeout = 60_000;
+const hangServer = createServer(server.listeners('request')[0] as Parameters<typeof createServer>[0]);
+const portOf = (s: typeof server) => {
+  const address = s.address();
+  return typeof address === 'object' && address ? address.port : 0;
+};
 server.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(
-    `${JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0 })}\n`,
-  );
+  hangServer.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`${JSON.stringify({ port: portOf(server), hangPort: portOf(hangServer) })}\n`);
+  });
 });
 const stop = () => {
-  server.closeAllConnections();
-  server.close();
+  for (const s of [server, hangServer]) {
+    s.closeAllConnections();
+    s.close();
+  }
   process.exit(0);
 };
 process.on('SIGTERM', stop);

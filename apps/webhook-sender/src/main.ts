@@ -1,9 +1,13 @@
 import {
+  DEAD_LETTER_TOPIC,
   createDeadLetters,
   createKafka,
   createStreamChangeAnnouncer,
+  ensureTopics,
+  hoursToMs,
   kafkaClientLogger,
   streamChangeOf,
+  topicName,
 } from '@tributary/bus';
 import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
 import {
@@ -15,6 +19,7 @@ import {
   serveOps,
   createPoolGauges,
 } from '@tributary/runtime';
+import { TOPICS } from '@tributary/schema';
 import { WEBHOOK_QUEUE, createWebhookPoster } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -24,6 +29,7 @@ import { createDeliveryWorker } from './deliver/createDeliveryWorker.ts';
 import { loadEnv } from './env.ts';
 import { startTerminationSweep } from './health/startTerminationSweep.ts';
 import { createOutboxRelay } from './relay/createOutboxRelay.ts';
+import { createDeliveryMaintenance } from './retention/createDeliveryMaintenance.ts';
 
 // Composition root: the only place that reads the environment and builds clients.
 const env = loadEnv();
@@ -57,8 +63,22 @@ const producer = kafka.producer({
   allowAutoTopicCreation: true,
   createPartitioner: Partitioners.DefaultPartitioner,
 });
-// Started now, awaited before the sender says it is ready (dead letters need it too).
-const producerConnected = service.untilUp('kafka (producer)', () => producer.connect());
+// Started now, awaited before the sender says it is ready (dead letters need it too). The topics
+// it writes are made (or given their retention) first: the producer would make them with the
+// broker's defaults.
+const producerConnected = service.untilUp('kafka (producer)', async () => {
+  await ensureTopics(kafka, [
+    {
+      topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC),
+      retentionMs: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
+    },
+    {
+      topic: topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.streamChanges),
+      retentionMs: hoursToMs(env.KAFKA_CHANGES_RETENTION_HOURS),
+    },
+  ]);
+  await producer.connect();
+});
 const announceChange = createStreamChangeAnnouncer({
   producer,
   topicPrefix: env.KAFKA_TOPIC_PREFIX,
@@ -158,6 +178,15 @@ const relay = createOutboxRelay({
   graceMs: env.RELAY_GRACE_MS,
   onRequeued: (n) => requeued.inc(n),
 });
+// Retention and the deliveries' counters: every sender runs it, one at a time does the work.
+const maintenance = createDeliveryMaintenance({
+  pool,
+  logger,
+  policy: { deliveredDays: env.DELIVERY_RETENTION_DAYS, failedDays: env.FAILED_DELIVERY_RETENTION_DAYS },
+  passEveryMs: env.DELIVERY_MAINTENANCE_INTERVAL_MS,
+  foldEveryMs: env.DELIVERY_COUNTS_INTERVAL_MS,
+  onPass: (pass) => senderMetrics.retention(pass),
+});
 health.addCheck('redis', async () => {
   await ((await relayQueue.client) as unknown as Redis).ping();
 });
@@ -172,17 +201,22 @@ health.addCheck('postgres', async () => {
   await pool.query('SELECT 1');
 });
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
-await producerConnected;
 
+// Registered before waiting for Kafka: the worker already runs, and a SIGTERM while the producer
+// connects (making the topics first takes a moment) must still drain its attempts in flight.
 // worker.close() waits for in-flight attempts; the shutdown deadline bounds it.
 shutdown.register('worker', 'intake', async () => {
   stopSweep();
   watchdog.stop();
   await relay.stop();
+  await maintenance.stop();
   await worker.close();
 });
 shutdown.register('webhook-connections', 'close', () => poster.close());
 shutdown.register('relay-queue', 'close', () => relayQueue.close());
 shutdown.register('kafka-producer', 'close', () => producer.disconnect());
 shutdown.register('postgres', 'close', () => pool.end());
+await producerConnected;
 logger.info({ concurrency: env.SENDER_CONCURRENCY, retryScheduleMs: env.RETRY_SCHEDULE_MS }, 'ready');
+// The first pass now: a new deployment has its days ahead at once (then every interval).
+maintenance.pass().catch((err: unknown) => logger.warn({ err }, 'delivery retention pass failed'));

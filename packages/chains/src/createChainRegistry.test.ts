@@ -12,6 +12,10 @@ describe('chain registry', () => {
     expect(reg.resolve('polygon amoy')?.hex).toBe('0x13882');
     expect(reg.resolve('palm')?.id).toBe(0x2a15c308d);
     expect(reg.resolve('linea sepolia')?.hex).toBe('0xe705');
+    // Linea mainnet as the official SDKs and the hosted service name it (the spec's table lists 0xe705).
+    expect(reg.resolve('linea')?.hex).toBe('0xe708');
+    expect(reg.resolve('0xe708')?.names).toEqual(['linea']);
+    expect(reg.resolve('goerli')?.hex).toBe('0x5');
     expect(reg.resolve('0x7a69')?.names).toContain('devnet');
   });
 
@@ -21,7 +25,7 @@ describe('chain registry', () => {
   });
 
   it('carries a confirmation depth and a block time for each of the spec chains', () => {
-    expect(SPEC_CHAINS).toHaveLength(24); // 25 names: linea and linea sepolia share 0xe705
+    expect(SPEC_CHAINS).toHaveLength(25); // the spec's 25 names, linea at the SDKs' 0xe708
     expect(SPEC_CHAINS.flatMap((c) => c.names)).toHaveLength(25);
     for (const c of SPEC_CHAINS) {
       expect(c.confirmations, c.names[0]).toBeGreaterThan(0);
@@ -48,7 +52,7 @@ describe('chain registry', () => {
       blockTimeMs: 500,
     });
     expect(r.byId(1338)).toMatchObject({ names: ['other'], confirmations: 12 });
-    expect(r.all()).toHaveLength(28); // the 24 spec chains, the devnet and the 3 operator chains
+    expect(r.all()).toHaveLength(36); // the 25 spec chains, 7 more the SDK sends, the devnet and 3 operator chains
     for (const bad of ['bad', 'x:0x', 'x:0x1:-1', 'x:0x1:2:0', 'x:0x1:2:3:4', '0x5:0x5', 'x:0x1:two']) {
       expect(() => parseExtraChains(bad), bad).toThrow(/EXTRA_CHAINS/);
     }
@@ -64,6 +68,6 @@ describe('chain registry', () => {
       blockTimeMs: 12_000,
     });
     expect(r.resolve('mainnet')).toBe(r.resolve('0x1'));
-    expect(r.all()).toHaveLength(25); // the 24 spec chains and the devnet: mainnet replaced eth
+    expect(r.all()).toHaveLength(33); // the 25 spec chains, 7 the SDK sends and the devnet: mainnet replaced eth
   });
 });

@@ -3,6 +3,7 @@ import {
   DEFAULT_BLOCK_TIME_MS,
   DEFAULT_CONFIRMATIONS,
   DEVNET_CHAIN,
+  SDK_CHAINS,
   SPEC_CHAINS,
 } from './chainTable.ts';
 
@@ -20,7 +21,7 @@ export interface ChainRegistry {
  */
 export function createChainRegistry(extra: readonly Chain[] = []): ChainRegistry {
   const byId = new Map<number, Chain>();
-  for (const c of [...SPEC_CHAINS, DEVNET_CHAIN]) if (!byId.has(c.id)) byId.set(c.id, c);
+  for (const c of [...SPEC_CHAINS, ...SDK_CHAINS, DEVNET_CHAIN]) if (!byId.has(c.id)) byId.set(c.id, c);
   for (const c of extra) {
     const builtIn = byId.get(c.id);
     const names = [...new Set([...c.names, ...(builtIn?.names ?? [])])];

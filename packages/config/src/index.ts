@@ -5,6 +5,7 @@ export {
   databaseTimeoutsEnv,
   extraRpcUrlsEnv,
   kafkaEnv,
+  kafkaRetentionEnv,
   logEnv,
   opsEnv,
   redisEnv,

@@ -472,9 +472,13 @@ describe('stream-matcher + webhook-sender processes', () => {
     answers.set('/failing', [500]);
     // 3 attempts per delivery (schedule 100 ms, 200 ms): 11 deliveries give 33 failed attempts (< 70%).
     for (let i = 0; i < 11; i++) await publishBlock(transferBlock(token, BigInt(i + 1), 'new'));
+    // All eleven stored first: an empty list has no pending delivery either.
     await waitFor(
       'no pending deliveries',
-      async () => (await deliveriesOf(id)).every((d) => d.status !== 'pending'),
+      async () => {
+        const all = await deliveriesOf(id);
+        return all.length === 11 && all.every((d) => d.status !== 'pending');
+      },
       {
         timeoutMs: 30_000,
       },

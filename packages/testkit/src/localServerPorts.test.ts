@@ -63,6 +63,17 @@ describe('infra/local claim_port', () => {
     expect(r.stderr).toContain('pick another with REDIS_PORT');
   });
 
+  it('refuses a port variable that is not a port number, before starting anything', () => {
+    for (const value of ['-1', '0', '65536', 'abc', '59092x']) {
+      const r = claim('claim_port redis REDIS_PORT; echo "$REDIS_PORT"', { REDIS_PORT: value });
+      expect(r.status).not.toBe(0);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(
+        `redis: REDIS_PORT=${value} is not a port number; set REDIS_PORT to a free port`,
+      );
+    }
+  });
+
   it('never hands the same port to two servers of one start', () => {
     keep('kafka', 'KAFKA_PORT', taken + 1);
     keep('kafka', 'KAFKA_CONTROLLER_PORT', taken + 1);

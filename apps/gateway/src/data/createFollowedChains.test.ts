@@ -39,7 +39,7 @@ describe('a known chain that the deployment does not follow', () => {
     }
     expect(await answers(paths('?chain=linea%20sepolia')[0]!)).toEqual({
       status: 400,
-      body: { message: 'chain 0xe705 (linea, linea sepolia) is not followed by this deployment' },
+      body: { message: 'chain 0xe705 (linea sepolia) is not followed by this deployment' },
     });
     // A chain nobody knows stays a bad parameter of its own kind.
     expect(await answers(paths('?chain=dogecoin')[0]!)).toEqual({

@@ -1,8 +1,23 @@
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from '@tributary/stream-rules';
 import { type AccountQuotas, DEFAULT_ACCOUNT_QUOTAS, streamLimitsEnv } from './streamLimitsEnv.ts';
-import { createKafka, createStreamChangeAnnouncer, kafkaClientLogger } from '@tributary/bus';
-import { envInt, kafkaEnv, redisEnv, webhookQueueEnv, webhookUrlEnv } from '@tributary/config';
+import {
+  createKafka,
+  createStreamChangeAnnouncer,
+  ensureTopics,
+  hoursToMs,
+  kafkaClientLogger,
+  topicName,
+} from '@tributary/bus';
+import {
+  envInt,
+  kafkaEnv,
+  kafkaRetentionEnv,
+  redisEnv,
+  webhookQueueEnv,
+  webhookUrlEnv,
+} from '@tributary/config';
 import type { ChainRegistry } from '@tributary/chains';
+import { TOPICS } from '@tributary/schema';
 import type { Pool } from '@tributary/db';
 import { WEBHOOK_QUEUE, createWebhookPoster } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
@@ -18,6 +33,7 @@ const DAY_MS = 86_400_000;
 /** Environment of the stream interface (merge into the gateway's env schema). */
 export const streamsEnv = {
   ...kafkaEnv,
+  KAFKA_CHANGES_RETENTION_HOURS: kafkaRetentionEnv.KAFKA_CHANGES_RETENTION_HOURS,
   REDIS_URL: redisEnv.REDIS_URL,
   ...webhookQueueEnv,
   ...webhookUrlEnv,
@@ -36,6 +52,8 @@ export async function createStreamServices(opts: {
     KAFKA_BROKERS: string[];
     KAFKA_CLIENT_ID: string;
     KAFKA_TOPIC_PREFIX: string;
+    /** retention.ms of the change topic, set once the producer connects (unset: left as it is). */
+    KAFKA_CHANGES_RETENTION_HOURS?: number;
     REDIS_URL: string;
     WEBHOOK_QUEUE_PREFIX: string;
     ALLOW_PRIVATE_WEBHOOK_URLS: boolean;
@@ -74,6 +92,20 @@ export async function createStreamServices(opts: {
     outage: createOutageLog(opts.logger, 'kafka (stream change producer)'),
     signal: stopping.signal,
   });
+  // The change topic with its retention (made here, or found made by a producer with the broker's
+  // defaults): best effort, the stream interface never waits for it.
+  const changesRetentionHours = env.KAFKA_CHANGES_RETENTION_HOURS;
+  if (changesRetentionHours !== undefined)
+    connected
+      .then(() =>
+        ensureTopics(kafka, [
+          {
+            topic: topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.streamChanges),
+            retentionMs: hoursToMs(changesRetentionHours),
+          },
+        ]),
+      )
+      .catch((err: unknown) => opts.logger.warn({ err }, "the change topic's retention could not be set"));
   connected.catch(() => undefined); // only given up when the gateway stops
   const announceChange = createStreamChangeAnnouncer({
     producer,

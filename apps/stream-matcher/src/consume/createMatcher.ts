@@ -8,6 +8,7 @@ import {
   createGapGuard,
   createKafka,
   createLagProbe,
+  ensureTopics,
   jsonCodec,
   kafkaClientLogger,
 } from '@tributary/bus';
@@ -33,7 +34,14 @@ import type { BlockReaders } from '../read/createBlockReaders.ts';
 export interface MatcherOptions {
   pool: Pool;
   logger: Logger;
-  kafka: { brokers: string[]; clientId: string; topicPrefix: string; groupId: string };
+  kafka: {
+    brokers: string[];
+    clientId: string;
+    topicPrefix: string;
+    groupId: string;
+    /** retention.ms of the topics it makes or finds (KAFKA_*_RETENTION_HOURS); unset: left as they are. */
+    retentionMs?: { blocks: number; changes: number; deadLetters: number };
+  };
   redisUrl: string;
   queuePrefix: string;
   /** Contract reads and balances for triggers and getNativeBalances. */
@@ -249,16 +257,12 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   return {
     async start(untilUp = <T>(_what: string, step: () => Promise<T>) => step()) {
       await untilUp('kafka (topics)', async () => {
-        const admin = kafka.admin();
-        await admin.connect();
-        try {
-          await admin.createTopics({
-            topics: [{ topic: changesTopic }, { topic: blocksTopic }, { topic: deadLetterTopic }],
-            waitForLeaders: true,
-          });
-        } finally {
-          await admin.disconnect();
-        }
+        const retention = opts.kafka.retentionMs;
+        await ensureTopics(kafka, [
+          { topic: changesTopic, ...(retention ? { retentionMs: retention.changes } : {}) },
+          { topic: blocksTopic, ...(retention ? { retentionMs: retention.blocks } : {}) },
+          { topic: deadLetterTopic, ...(retention ? { retentionMs: retention.deadLetters } : {}) },
+        ]);
       });
       const startOffsets = await untilUp('kafka (offsets)', () => fetchEndOffsets(kafka, changesTopic));
       await untilUp('postgres (streams)', () => store.loadAll());

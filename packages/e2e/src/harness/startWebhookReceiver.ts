@@ -26,8 +26,12 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** A customer's endpoint on 127.0.0.1: records every POST and answers 200 (unless told otherwise or to hold). */
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+/**
+ * A customer's endpoint on 127.0.0.1 (or `host`: the docker bridge, for services in containers):
+ * records every POST and answers 200 (unless told otherwise or to hold).
+ */
+export async function startWebhookReceiver(opts: { host?: string } = {}): Promise<WebhookReceiver> {
+  const host = opts.host ?? '127.0.0.1';
   const received: ReceivedWebhook[] = [];
   const held = new Set<ServerResponse>();
   let hold: ((w: ReceivedWebhook) => boolean) | undefined;
@@ -64,10 +68,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}/webhook`,
+    url: `http://${host}:${port}/webhook`,
     received,
     holdWhen(predicate) {
       hold = predicate;

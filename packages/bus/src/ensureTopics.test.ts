@@ -1,0 +1,67 @@
+import { createKafkaTopic, getTestSettings, uniqueName } from '@tributary/testkit';
+import { Kafka, logLevel } from 'kafkajs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_MESSAGE_BYTES, ensureTopics, hoursToMs } from './ensureTopics.ts';
+
+// Each topic keeps its messages as long as the operator set (KAFKA_*_RETENTION_HOURS), whether
+// the service made it or found it made (an upgrade, a changed setting, a broker's auto-creation).
+const kafka = new Kafka({
+  clientId: 'ensure-topics-test',
+  brokers: getTestSettings().kafkaBrokers,
+  logLevel: logLevel.NOTHING,
+});
+const made: string[] = [];
+
+afterAll(async () => {
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.deleteTopics({ topics: made }).catch(() => undefined);
+  await admin.disconnect();
+});
+
+/** The values set on the topic itself (not the broker's defaults). */
+async function topicConfig(topic: string): Promise<Record<string, string>> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const { resources } = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: 2, name: topic }],
+    });
+    return Object.fromEntries(
+      (resources[0]?.configEntries ?? [])
+        .filter((e) => e.configSource === 1)
+        .map((e) => [e.configName, e.configValue]),
+    );
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+describe('ensureTopics', () => {
+  it('makes a missing topic with its retention', async () => {
+    const topic = uniqueName('retained');
+    made.push(topic);
+    expect(await ensureTopics(kafka, [{ topic, retentionMs: hoursToMs(168) }])).toEqual([topic]);
+    expect(await topicConfig(topic)).toEqual({
+      'max.message.bytes': String(DEFAULT_MAX_MESSAGE_BYTES),
+      'retention.ms': '604800000',
+    });
+  });
+
+  it("gives an existing topic its retention, and keeps the topic's other settings", async () => {
+    const topic = await createKafkaTopic(uniqueName('existing'), 1, {
+      configEntries: { 'max.message.bytes': '2097152' },
+    });
+    made.push(topic);
+    expect(await topicConfig(topic)).toEqual({ 'max.message.bytes': '2097152' });
+    expect(await ensureTopics(kafka, [{ topic, retentionMs: hoursToMs(720) }])).toEqual([]);
+    expect(await topicConfig(topic)).toEqual({
+      'max.message.bytes': '2097152',
+      'retention.ms': '2592000000',
+    });
+    // A changed setting, at the next start.
+    await ensureTopics(kafka, [{ topic, retentionMs: hoursToMs(24) }]);
+    expect(await topicConfig(topic)).toEqual({ 'max.message.bytes': '2097152', 'retention.ms': '86400000' });
+  });
+});
