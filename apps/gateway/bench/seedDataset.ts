@@ -87,9 +87,10 @@ async function dataIndexes(db: pg.Client): Promise<IndexDef[]> {
     def: string;
     conname: string | null;
     condef: string | null;
+    options: string[] | null;
   }>(
     `SELECT c.relname AS tbl, i.relname AS idx, pg_get_indexdef(i.oid) AS def,
-            con.conname, pg_get_constraintdef(con.oid) AS condef
+            con.conname, pg_get_constraintdef(con.oid) AS condef, i.reloptions AS options
        FROM pg_index x
        JOIN pg_class i ON i.oid = x.indexrelid
        JOIN pg_class c ON c.oid = x.indrelid
@@ -101,7 +102,10 @@ async function dataIndexes(db: pg.Client): Promise<IndexDef[]> {
   return rows.map((r) => ({
     table: r.tbl,
     name: r.idx,
-    create: r.conname ? `ALTER TABLE ${r.tbl} ADD CONSTRAINT ${r.conname} ${r.condef}` : r.def,
+    // pg_get_constraintdef leaves out the index's storage options (a fillfactor): given back here.
+    create: r.conname
+      ? `ALTER TABLE ${r.tbl} ADD CONSTRAINT ${r.conname} ${r.condef}${r.options ? ` WITH (${r.options.join(', ')})` : ''}`
+      : r.def,
     constraint: r.conname !== null,
   }));
 }

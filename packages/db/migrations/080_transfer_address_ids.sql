@@ -8,7 +8,8 @@
 --   * `pos`, the keyset position (block_number, log_index) as one bigint: (block_number << 24) |
 --     log_index, stored, so that a page is an ordered range scan of (wallet id, pos) and a count an
 --     index-only scan (PostgreSQL reads no expression index only).
--- 28 bytes per entry: 397 bytes per transfer in all against 583 on the benchmark's dataset.
+-- 28 bytes per entry, as the primary key (chain_id, pos): 389 bytes per transfer in all on the
+-- benchmark's 10M-transfer dataset against 556 before (BENCHMARKS.md).
 -- The addresses stay in the row: pages are written from the row as before, with no lookups.
 --
 -- Ids are handed out by the projector outside its batch transactions (internAddresses), so two
@@ -82,9 +83,12 @@ BEGIN
 
   DROP TABLE transfers;
   ALTER TABLE transfers_080 RENAME TO transfers;
+  -- The primary key is (chain_id, pos): 28 bytes an entry against 36 for (chain_id, block_number,
+  -- log_index), the same uniqueness (pos is the pair). A block's rows are the pos range of the
+  -- block (removeChainBlock), a chain's newest block max(pos) >> 24 (one probe).
   -- New rows come at the end of each chain's range, where a full page splits by the fillfactor:
   -- 100 leaves no page a tenth empty.
-  ALTER TABLE transfers ADD CONSTRAINT transfers_pkey PRIMARY KEY (chain_id, block_number, log_index)
+  ALTER TABLE transfers ADD CONSTRAINT transfers_pkey PRIMARY KEY (chain_id, pos)
     WITH (fillfactor = 100);
   ANALYZE transfers;
 END $$;

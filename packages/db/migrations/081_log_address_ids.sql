@@ -2,6 +2,7 @@
 --
 -- logs_by_address_topic0 was keyed by (chain_id, 20-byte address, 32-byte topic0, block_number,
 -- log_index): 92 bytes an entry. It is now (address id, first 8 bytes of topic0, pos): 36 bytes.
+-- With the primary key (chain_id, pos): 373 bytes per log in all on the benchmark's dataset, 449 before.
 -- The page still matches the whole topic0 (a condition on the row): a log whose topic0 shares its
 -- first 8 bytes with the one asked for but differs after them is read and dropped. Event
 -- signatures are keccak hashes, so that happens only to logs a contract emits on purpose with
@@ -51,8 +52,9 @@ BEGIN
 
   DROP TABLE logs;
   ALTER TABLE logs_081 RENAME TO logs;
-  -- New rows come at the end of each chain's range: no page needs room kept free.
-  ALTER TABLE logs ADD CONSTRAINT logs_pkey PRIMARY KEY (chain_id, block_number, log_index)
+  -- (chain_id, pos) as for transfers (080): 28 bytes an entry. New rows come at the end of each
+  -- chain's range: no page needs room kept free.
+  ALTER TABLE logs ADD CONSTRAINT logs_pkey PRIMARY KEY (chain_id, pos)
     WITH (fillfactor = 100);
   ANALYZE logs;
 END $$;

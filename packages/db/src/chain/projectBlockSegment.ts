@@ -46,8 +46,8 @@ export const TRANSFER_COLUMNS = [
 
 const STAGING = `
 CREATE TEMP TABLE IF NOT EXISTS stage_blocks (LIKE blocks) ON COMMIT DELETE ROWS;
-CREATE TEMP TABLE IF NOT EXISTS stage_logs (LIKE logs) ON COMMIT DELETE ROWS;
-CREATE TEMP TABLE IF NOT EXISTS stage_transfers (LIKE transfers) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE IF NOT EXISTS stage_logs (LIKE logs INCLUDING GENERATED) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE IF NOT EXISTS stage_transfers (LIKE transfers INCLUDING GENERATED) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS stage_tokens (
   chain_id bigint, address bytea, name text, symbol text, decimals smallint,
   total_supply numeric(78, 0), read_at_block bigint, first_seen_hash bytea) ON COMMIT DELETE ROWS;

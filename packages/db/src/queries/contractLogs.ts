@@ -7,6 +7,7 @@ import {
   Params,
   type SortOrder,
   blockEndPosSql,
+  latestBlockSql,
   posOrderBy,
   rowPositionConditions,
 } from './keyset.ts';
@@ -88,7 +89,7 @@ export async function findContractLogs(
   ];
   if (q.pinHead) conds.push(`pos < ${blockEndPosSql('(SELECT n FROM pin)')}`);
   const ord = posOrderBy(q.order);
-  const sql = `WITH ${q.pinHead ? `pin AS MATERIALIZED (SELECT max(block_number) AS n FROM logs WHERE chain_id = ${chain}), ` : ''}
+  const sql = `WITH ${q.pinHead ? `pin AS MATERIALIZED (SELECT ${latestBlockSql} AS n FROM logs WHERE chain_id = ${chain}), ` : ''}
      page AS (
        SELECT pos, block_number, log_index, block_hash, block_timestamp, transaction_hash, transaction_index,
               address, data, topic0, topic1, topic2, topic3

@@ -46,5 +46,11 @@ export const blockEndPosSql = (block: string): string => `((${block}::bigint + 1
 /** The first position of block `block` (an SQL bigint expression): `pos >= this` keeps the block. */
 export const blockStartPosSql = (block: string): string => `(${block}::bigint << ${POSITION_SHIFT})`;
 
+/**
+ * The newest block of the rows a `WHERE chain_id = …` selects (transfers, logs): one probe of the
+ * primary key (chain_id, pos); null when there is none.
+ */
+export const latestBlockSql = `(max(pos) >> ${POSITION_SHIFT})`;
+
 /** Keyset order on the stored position (transfers, logs). */
 export const posOrderBy = (order: SortOrder): string => (order === 'DESC' ? 'pos DESC' : 'pos ASC');

@@ -6,6 +6,7 @@ import {
   Params,
   type SortOrder,
   blockEndPosSql,
+  latestBlockSql,
   posOrderBy,
   rowPositionConditions,
 } from './keyset.ts';
@@ -135,7 +136,7 @@ export async function findWalletTransfers(
   // up to the pin. An empty page means no transfer up to the pin: total 0.
   const head = q.pinHead
     ? {
-        with: `pin AS MATERIALIZED (SELECT max(block_number) AS n FROM transfers WHERE chain_id = ${chain}),`,
+        with: `pin AS MATERIALIZED (SELECT ${latestBlockSql} AS n FROM transfers WHERE chain_id = ${chain}),`,
         cols: `, (SELECT n FROM pin) AS head_pin, ${walletTotalSql(
           chain,
           wallet,
@@ -264,7 +265,7 @@ export async function walletTransferTotalAtHead(
             CASE WHEN ${toBlock}::bigint IS NULL OR pin.n IS NULL OR ${toBlock}::bigint >= pin.n THEN
               ${walletTotalSql(chain, wallet, tokens)}
             END AS total
-       FROM (SELECT max(block_number) AS n FROM transfers WHERE chain_id = ${chain}) pin`,
+       FROM (SELECT ${latestBlockSql} AS n FROM transfers WHERE chain_id = ${chain}) pin`,
     p.values,
   );
   const r = rows[0];
@@ -277,7 +278,7 @@ export async function walletTransferTotalAtHead(
 /** Highest block with a transfer on the chain (primary-key index, one probe); null when none. */
 export async function latestTransferBlock(db: Queryable, chainId: number): Promise<number | null> {
   const { rows } = await db.query<{ n: string | null }>(
-    'SELECT max(block_number) AS n FROM transfers WHERE chain_id = $1',
+    `SELECT ${latestBlockSql} AS n FROM transfers WHERE chain_id = $1`,
     [chainId],
   );
   return rows[0]?.n == null ? null : Number(rows[0].n);
