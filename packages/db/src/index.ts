@@ -131,6 +131,7 @@ export type {
 export { type Cell, copyRows } from './chain/copyRows.ts';
 export { BinaryCopyWriter, copyBinary, encodeFields } from './chain/binaryCopy.ts';
 export { projectChainSegment } from './chain/projectChainSegment.ts';
+export { AddressIds } from './chain/addressIds.ts';
 export {
   LOG_COLUMNS,
   TRANSFER_COLUMNS,
