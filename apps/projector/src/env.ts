@@ -3,6 +3,7 @@ import {
   databaseTimeoutsEnv,
   envInt,
   kafkaEnv,
+  kafkaTopicsEnv,
   logEnv,
   opsEnv,
   parseEnv,
@@ -19,6 +20,7 @@ export const envSchema = z.object({
   // is far beyond both (and within WATCHDOG_EXIT_MS) yet ends a statement stuck on a lock.
   ...databaseTimeoutsEnv({ statementMs: 120_000, idleInTransactionMs: 120_000 }),
   ...kafkaEnv,
+  ...kafkaTopicsEnv,
   ...rpcEnv,
   /** How often totalSupply() is compared with the indexed supply (rebasing, fee-on-transfer); 0 = never. */
   SUPPLY_CHECK_INTERVAL_MS: envInt(300_000, 0),

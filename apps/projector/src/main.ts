@@ -1,3 +1,4 @@
+import { kafkaReplication } from '@tributary/config';
 import {
   DEAD_LETTER_TOPIC,
   createDeadLetters,
@@ -30,6 +31,7 @@ import { createSupplyCheck } from './supply/createSupplyCheck.ts';
 
 // Composition root: evm.blocks.v1 -> PostgreSQL query tables.
 const env = loadEnv();
+const replication = kafkaReplication(env);
 const service = bootService({
   name: 'projector',
   logLevel: env.LOG_LEVEL,
@@ -156,7 +158,10 @@ shutdown.register('pg', 'close', () => pool.end());
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 await service.untilUp('postgres', () => migrate(env.DATABASE_URL, (line) => logger.info(line)));
 await service.untilUp('kafka', () =>
-  ensureTopics(kafka, [{ topic }, { topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC) }]),
+  ensureTopics(kafka, [{ topic }, { topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC) }], {
+    replication,
+    logger,
+  }),
 );
 await service.untilUp('kafka', () => producer.connect());
 await service.untilUp('kafka', () => gapAdmin.connect());

@@ -4,6 +4,7 @@ import {
   envInt,
   extraRpcUrlsEnv,
   kafkaEnv,
+  kafkaTopicsEnv,
   logEnv,
   opsEnv,
   parseEnv,
@@ -21,6 +22,7 @@ export const envSchema = z.object({
   ...databaseTimeoutsEnv({ statementMs: 60_000, idleInTransactionMs: 60_000 }),
   ...redisEnv,
   ...kafkaEnv,
+  ...kafkaTopicsEnv,
   /** The node that trigger calls and native balances of chain CHAIN_ID read from. */
   ...rpcEnv,
   ...extraRpcUrlsEnv,

@@ -1,3 +1,4 @@
+import { kafkaReplication, redisConnection } from '@tributary/config';
 import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
 import {
   bootService,
@@ -14,6 +15,8 @@ import { createBlockReaders } from './read/createBlockReaders.ts';
 
 // Composition root: the only place that reads the environment and builds clients.
 const env = loadEnv();
+const redis = redisConnection(env);
+const replication = kafkaReplication(env);
 const service = bootService({
   name: 'stream-matcher',
   logLevel: env.LOG_LEVEL,
@@ -49,8 +52,9 @@ const matcher = createMatcher({
     clientId: env.KAFKA_CLIENT_ID,
     topicPrefix: env.KAFKA_TOPIC_PREFIX,
     groupId: env.MATCHER_GROUP_ID,
+    replication,
   },
-  redisUrl: env.REDIS_URL,
+  redis,
   queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
   readers: createBlockReaders({
     rpcUrls: new Map([[env.CHAIN_ID, env.RPC_URL], ...env.EXTRA_RPC_URLS]),

@@ -3,6 +3,7 @@ import {
   databaseTimeoutsEnv,
   envInt,
   kafkaEnv,
+  kafkaTopicsEnv,
   logEnv,
   opsEnv,
   parseEnv,
@@ -22,6 +23,7 @@ export const envSchema = z.object({
   ...databaseTimeoutsEnv({ statementMs: 60_000, idleInTransactionMs: 60_000 }),
   ...redisEnv,
   ...kafkaEnv,
+  ...kafkaTopicsEnv,
   ...webhookQueueEnv,
   /**
    * Jobs in progress per process. A batch job (a block event's deliveries, up to 50) counts as

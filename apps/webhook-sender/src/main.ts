@@ -1,10 +1,13 @@
 import {
+  DEAD_LETTER_TOPIC,
   createDeadLetters,
   createKafka,
   createStreamChangeAnnouncer,
+  ensureTopics,
   kafkaClientLogger,
   streamChangeOf,
 } from '@tributary/bus';
+import { kafkaReplication, redisConnection } from '@tributary/config';
 import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
 import {
   Counter,
@@ -16,6 +19,7 @@ import {
   createPoolGauges,
 } from '@tributary/runtime';
 import { WEBHOOK_QUEUE, createWebhookPoster } from '@tributary/webhooks';
+import { TOPICS } from '@tributary/schema';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Partitioners } from 'kafkajs';
@@ -27,6 +31,9 @@ import { createOutboxRelay } from './relay/createOutboxRelay.ts';
 
 // Composition root: the only place that reads the environment and builds clients.
 const env = loadEnv();
+// Redis alone or behind Sentinel: both of the sender's queue clients are built from this.
+const redis = redisConnection(env);
+const replication = kafkaReplication(env);
 const service = bootService({
   name: 'webhook-sender',
   logLevel: env.LOG_LEVEL,
@@ -58,7 +65,13 @@ const producer = kafka.producer({
   createPartitioner: Partitioners.DefaultPartitioner,
 });
 // Started now, awaited before the sender says it is ready (dead letters need it too).
-const producerConnected = service.untilUp('kafka (producer)', () => producer.connect());
+const producerConnected = service.untilUp('kafka (producer)', async () => {
+  const topics = [TOPICS.streamChanges, DEAD_LETTER_TOPIC].map((t) => ({
+    topic: `${env.KAFKA_TOPIC_PREFIX}${t}`,
+  }));
+  await ensureTopics(kafka, topics, { replication, logger });
+  await producer.connect();
+});
 const announceChange = createStreamChangeAnnouncer({
   producer,
   topicPrefix: env.KAFKA_TOPIC_PREFIX,
@@ -106,7 +119,7 @@ const worker = createDeliveryWorker({
   poster,
   successRateThreshold: env.SUCCESS_RATE_THRESHOLD,
   onStreamStatusChanged: announceStatus,
-  redisUrl: env.REDIS_URL,
+  redis,
   queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
   concurrency: env.SENDER_CONCURRENCY,
   endpointConcurrency: env.ENDPOINT_CONCURRENCY,
@@ -136,7 +149,7 @@ const stopSweep = startTerminationSweep({
 // The relay's own queue client fails fast while Redis is down (no offline queue): a pass fails
 // and the next one, after Redis is back, finds every job that went missing with it.
 const relayQueue = new Queue(WEBHOOK_QUEUE, {
-  connection: { url: env.REDIS_URL, maxRetriesPerRequest: 1, enableOfflineQueue: false },
+  connection: { ...redis, maxRetriesPerRequest: 1, enableOfflineQueue: false },
   prefix: env.WEBHOOK_QUEUE_PREFIX,
 });
 relayQueue.on('error', () => undefined); // counted by the relay's outage log

@@ -5,6 +5,7 @@ export {
   databaseTimeoutsEnv,
   extraRpcUrlsEnv,
   kafkaEnv,
+  kafkaTopicsEnv,
   logEnv,
   opsEnv,
   redisEnv,
@@ -13,3 +14,5 @@ export {
   webhookUrlEnv,
 } from './commonEnv.ts';
 export { envDocProblems } from './envDocProblems.ts';
+export { type RedisConnectionOptions, type RedisEnv, redisConnection } from './redisConnection.ts';
+export { kafkaReplication } from './kafkaReplication.ts';

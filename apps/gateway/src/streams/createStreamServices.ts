@@ -1,7 +1,22 @@
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from '@tributary/stream-rules';
 import { type AccountQuotas, DEFAULT_ACCOUNT_QUOTAS, streamLimitsEnv } from './streamLimitsEnv.ts';
-import { createKafka, createStreamChangeAnnouncer, kafkaClientLogger } from '@tributary/bus';
-import { envInt, kafkaEnv, redisEnv, webhookQueueEnv, webhookUrlEnv } from '@tributary/config';
+import {
+  type TopicReplication,
+  createKafka,
+  createStreamChangeAnnouncer,
+  ensureTopics,
+  kafkaClientLogger,
+} from '@tributary/bus';
+import { TOPICS } from '@tributary/schema';
+import {
+  type RedisConnectionOptions,
+  envInt,
+  kafkaEnv,
+  kafkaTopicsEnv,
+  redisEnv,
+  webhookQueueEnv,
+  webhookUrlEnv,
+} from '@tributary/config';
 import type { ChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
 import { WEBHOOK_QUEUE, createWebhookPoster } from '@tributary/webhooks';
@@ -18,7 +33,8 @@ const DAY_MS = 86_400_000;
 /** Environment of the stream interface (merge into the gateway's env schema). */
 export const streamsEnv = {
   ...kafkaEnv,
-  REDIS_URL: redisEnv.REDIS_URL,
+  ...kafkaTopicsEnv,
+  ...redisEnv,
   ...webhookQueueEnv,
   ...webhookUrlEnv,
   TEST_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100),
@@ -36,7 +52,6 @@ export async function createStreamServices(opts: {
     KAFKA_BROKERS: string[];
     KAFKA_CLIENT_ID: string;
     KAFKA_TOPIC_PREFIX: string;
-    REDIS_URL: string;
     WEBHOOK_QUEUE_PREFIX: string;
     ALLOW_PRIVATE_WEBHOOK_URLS: boolean;
     WEBHOOK_REQUIRE_HTTPS: boolean;
@@ -45,6 +60,10 @@ export async function createStreamServices(opts: {
     SECRET_ROTATION_WINDOW_MS?: number;
     FOLLOWED_CHAINS_CACHE_MS?: number;
   };
+  /** The delivery queue's Redis (`redisConnection`). */
+  redis: RedisConnectionOptions;
+  /** How the change topic is replicated, when the gateway is the first to need it (default: a single broker's). */
+  replication?: TopicReplication;
   pool: Pool;
   chains: ChainRegistry;
   cursorSecret: string;
@@ -70,10 +89,19 @@ export async function createStreamServices(opts: {
   // The gateway does not need Kafka: it serves while the producer connects (with backoff, one log
   // line per outage); a stream change announced meanwhile waits for it, the call does not.
   const stopping = new AbortController();
-  const connected = retryUntilDone(() => producer.connect(), {
-    outage: createOutageLog(opts.logger, 'kafka (stream change producer)'),
-    signal: stopping.signal,
-  });
+  const connected = retryUntilDone(
+    async () => {
+      await ensureTopics(kafka, [{ topic: `${env.KAFKA_TOPIC_PREFIX}${TOPICS.streamChanges}` }], {
+        ...(opts.replication ? { replication: opts.replication } : {}),
+        logger: opts.logger,
+      });
+      await producer.connect();
+    },
+    {
+      outage: createOutageLog(opts.logger, 'kafka (stream change producer)'),
+      signal: stopping.signal,
+    },
+  );
   connected.catch(() => undefined); // only given up when the gateway stops
   const announceChange = createStreamChangeAnnouncer({
     producer,
@@ -82,7 +110,7 @@ export async function createStreamServices(opts: {
     outage: kafkaOutage,
   });
   const deliveryQueue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: env.REDIS_URL, maxRetriesPerRequest: null },
+    connection: { ...opts.redis, maxRetriesPerRequest: null },
     prefix: env.WEBHOOK_QUEUE_PREFIX,
   });
   // Test webhooks leave through the sender's own client, under the same policy.

@@ -7,7 +7,9 @@ import {
   createDeadLetters,
   createGapGuard,
   createKafka,
+  type TopicReplication,
   createLagProbe,
+  ensureTopics,
   jsonCodec,
   kafkaClientLogger,
 } from '@tributary/bus';
@@ -22,6 +24,7 @@ import { TOPICS, type BlockEvent, streamChange } from '@tributary/schema';
 import type { StreamStatus } from '@tributary/stream-rules';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
+import type { RedisConnectionOptions } from '@tributary/config';
 import { type Consumer, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
 import type { Logger } from 'pino';
 import { BlockContentsUnavailableError } from '../complete/createBlockCompleter.ts';
@@ -33,8 +36,16 @@ import type { BlockReaders } from '../read/createBlockReaders.ts';
 export interface MatcherOptions {
   pool: Pool;
   logger: Logger;
-  kafka: { brokers: string[]; clientId: string; topicPrefix: string; groupId: string };
-  redisUrl: string;
+  kafka: {
+    brokers: string[];
+    clientId: string;
+    topicPrefix: string;
+    groupId: string;
+    /** How the topics it creates are replicated (default: a single broker's 1 and 1). */
+    replication?: TopicReplication;
+  };
+  /** The delivery queue's Redis (`redisConnection`). */
+  redis: RedisConnectionOptions;
   queuePrefix: string;
   /** Contract reads and balances for triggers and getNativeBalances. */
   readers: BlockReaders;
@@ -99,7 +110,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   // The enqueue is the fast path only (the rows are the outbox): with no offline queue it fails
   // at once while Redis is away, instead of holding the block until Redis is back.
   const queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: opts.redisUrl, maxRetriesPerRequest: 1, enableOfflineQueue: false },
+    connection: { ...opts.redis, maxRetriesPerRequest: 1, enableOfflineQueue: false },
     prefix: opts.queuePrefix,
   });
   const redisOutage = createOutageLog(logger, 'redis (fast-path enqueue; the relay delivers meanwhile)');
@@ -248,18 +259,12 @@ export function createMatcher(opts: MatcherOptions): Matcher {
 
   return {
     async start(untilUp = <T>(_what: string, step: () => Promise<T>) => step()) {
-      await untilUp('kafka (topics)', async () => {
-        const admin = kafka.admin();
-        await admin.connect();
-        try {
-          await admin.createTopics({
-            topics: [{ topic: changesTopic }, { topic: blocksTopic }, { topic: deadLetterTopic }],
-            waitForLeaders: true,
-          });
-        } finally {
-          await admin.disconnect();
-        }
-      });
+      await untilUp('kafka (topics)', () =>
+        ensureTopics(kafka, [{ topic: changesTopic }, { topic: blocksTopic }, { topic: deadLetterTopic }], {
+          ...(opts.kafka.replication ? { replication: opts.kafka.replication } : {}),
+          logger,
+        }),
+      );
       const startOffsets = await untilUp('kafka (offsets)', () => fetchEndOffsets(kafka, changesTopic));
       await untilUp('postgres (streams)', () => store.loadAll());
       await opts.afterStreamsLoaded?.();

@@ -2,6 +2,7 @@ import { type DeliveryOutcome, WEBHOOK_QUEUE, enqueueFollowUps } from '@tributar
 import { setDeliveriesAside, setDeliveryJobs } from '@tributary/db';
 import { type WebhookJob, webhookJob } from '@tributary/schema';
 import { createOutageLog } from '@tributary/runtime';
+import type { RedisConnectionOptions } from '@tributary/config';
 import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { type AttemptDeps, attemptDelivery, createDeliveryStore, slowEndpointMs } from './attemptDelivery.ts';
 import { createEndpointSlots } from './createEndpointSlots.ts';
@@ -36,7 +37,8 @@ export interface DeliveryWorker {
  */
 export function createDeliveryWorker(
   deps: AttemptDeps & {
-    redisUrl: string;
+    /** The queue's Redis (`redisConnection`). */
+    redis: RedisConnectionOptions;
     queuePrefix: string;
     concurrency: number;
     /** Requests in flight to one endpoint (origin) from this process (0: no bound). */
@@ -69,7 +71,7 @@ export function createDeliveryWorker(
     limit: Math.max(1, Math.floor(deps.concurrency / 2)),
   });
   const attemptDeps = { ...deps, store, slots };
-  const connection = { url: deps.redisUrl, maxRetriesPerRequest: null };
+  const connection = { ...deps.redis, maxRetriesPerRequest: null };
   const followUps = new Queue(WEBHOOK_QUEUE, { connection, prefix: deps.queuePrefix });
   const ownFailures = createOwnFailureJudge({ unknownAttempts: deps.unknownAttempts });
 

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createKafka } from '@tributary/bus';
 import { type Pool, type StreamStatus, createPool } from '@tributary/db';
+import { redisConnection } from '@tributary/config';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { CommandFailure, UsageError, uuidArg } from './adminErrors.ts';
@@ -128,7 +129,7 @@ export async function runAdmin(
         // the command before the delivery is touched, instead of hanging it.
         queue = new Queue(WEBHOOK_QUEUE, {
           connection: {
-            url: env.REDIS_URL,
+            ...redisConnection(env),
             maxRetriesPerRequest: 1,
             enableOfflineQueue: false,
             retryStrategy: () => null,

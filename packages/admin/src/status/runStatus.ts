@@ -1,5 +1,6 @@
 import { createKafka } from '@tributary/bus';
 import { createPool } from '@tributary/db';
+import { redisConnection } from '@tributary/config';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import { formatStatus } from './formatStatus.ts';
@@ -20,7 +21,7 @@ export async function runStatus(env: StatusEnv, windowMs: number): Promise<Statu
   const admin = kafka.admin({ retry: { retries: 0 } });
   // No offline queue and one try per command: a Redis that is down is reported, not waited for.
   const queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: env.REDIS_URL, maxRetriesPerRequest: 1, enableOfflineQueue: false },
+    connection: { ...redisConnection(env), maxRetriesPerRequest: 1, enableOfflineQueue: false },
     prefix: env.WEBHOOK_QUEUE_PREFIX,
   });
   queue.on('error', () => undefined); // reported as an unreadable source
