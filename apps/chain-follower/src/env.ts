@@ -6,6 +6,7 @@ import {
   envInt,
   kafkaEnv,
   kafkaTopicsEnv,
+  kafkaRetentionEnv,
   logEnv,
   opsEnv,
   parseEnv,
@@ -21,6 +22,7 @@ export const envSchema = z.object({
   ...databaseTimeoutsEnv({ statementMs: 60_000, idleInTransactionMs: 60_000 }),
   ...kafkaEnv,
   ...kafkaTopicsEnv,
+  KAFKA_RETENTION_HOURS: kafkaRetentionEnv.KAFKA_RETENTION_HOURS,
   ...rpcEnv,
   /** Several URLs of one chain, in order of preference (failover); RPC_URL alone when absent. */
   RPC_URLS: z

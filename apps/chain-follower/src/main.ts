@@ -3,6 +3,7 @@ import {
   createIdempotentProducer,
   createKafka,
   ensureTopics,
+  hoursToMs,
   kafkaClientLogger,
   topicName,
 } from '@tributary/bus';
@@ -89,7 +90,11 @@ health.addCheck('rpc', async () => {
 
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 await service.untilUp('kafka (topics)', () =>
-  ensureTopics(kafka, [{ topic, numPartitions: env.KAFKA_TOPIC_PARTITIONS }], { replication, logger }),
+  ensureTopics(
+    kafka,
+    [{ topic, numPartitions: env.KAFKA_TOPIC_PARTITIONS, retentionMs: hoursToMs(env.KAFKA_RETENTION_HOURS) }],
+    { replication, logger },
+  ),
 );
 await service.untilUp('kafka (producer)', () => producer.connect());
 const follower = createChainFollower({

@@ -70,6 +70,7 @@ const streams = await createStreamServices({
   cursorSecret: env.CURSOR_SECRET,
   logger,
   limits: limitsOf(env),
+  onRedisBroken: (err) => shutdown.fail('the webhook queue lost Redis while it was set up', err),
 });
 shutdown.register('stream-services', 'close', () => streams.close());
 

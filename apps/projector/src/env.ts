@@ -4,6 +4,8 @@ import {
   envInt,
   kafkaEnv,
   kafkaTopicsEnv,
+  kafkaGroupEnv,
+  kafkaRetentionEnv,
   logEnv,
   opsEnv,
   parseEnv,
@@ -21,6 +23,9 @@ export const envSchema = z.object({
   ...databaseTimeoutsEnv({ statementMs: 120_000, idleInTransactionMs: 120_000 }),
   ...kafkaEnv,
   ...kafkaTopicsEnv,
+  ...kafkaGroupEnv,
+  KAFKA_RETENTION_HOURS: kafkaRetentionEnv.KAFKA_RETENTION_HOURS,
+  KAFKA_DEAD_LETTER_RETENTION_HOURS: kafkaRetentionEnv.KAFKA_DEAD_LETTER_RETENTION_HOURS,
   ...rpcEnv,
   /** How often totalSupply() is compared with the indexed supply (rebasing, fee-on-transfer); 0 = never. */
   SUPPLY_CHECK_INTERVAL_MS: envInt(300_000, 0),

@@ -7,6 +7,7 @@ import {
   createKafka,
   createLagProbe,
   ensureTopics,
+  hoursToMs,
   kafkaClientLogger,
   topicName,
 } from '@tributary/bus';
@@ -137,6 +138,7 @@ const consumer = createBlockConsumer({
   onFatal: (err) => shutdown.fail('kafka consumer crashed and kafkajs will not restart it', err),
   maxBytesPerPartition: env.KAFKA_MAX_BYTES_PER_PARTITION,
   maxTransactionBytes: env.MAX_TRANSACTION_BYTES,
+  sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
 });
 const supplyCheck = createSupplyCheck({
   pool,
@@ -158,10 +160,17 @@ shutdown.register('pg', 'close', () => pool.end());
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 await service.untilUp('postgres', () => migrate(env.DATABASE_URL, (line) => logger.info(line)));
 await service.untilUp('kafka', () =>
-  ensureTopics(kafka, [{ topic }, { topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC) }], {
-    replication,
-    logger,
-  }),
+  ensureTopics(
+    kafka,
+    [
+      { topic, retentionMs: hoursToMs(env.KAFKA_RETENTION_HOURS) },
+      {
+        topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC),
+        retentionMs: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
+      },
+    ],
+    { replication, logger },
+  ),
 );
 await service.untilUp('kafka', () => producer.connect());
 await service.untilUp('kafka', () => gapAdmin.connect());
@@ -171,7 +180,8 @@ watchdog = createProgressWatchdog({
   logger,
   stallMs: env.WATCHDOG_STALL_MS,
   exitAfterMs: env.WATCHDOG_EXIT_MS,
-  backlog: () => lagProbe.lag(),
+  // Its own partitions' lag: a standby holds none, and is never stalled by the work of the active member.
+  backlog: () => lagProbe.lag(consumer.assignedPartitions()),
   // The watchdog has logged why at fatal level: a fresh process is what can help.
   onStalled: (reason) => shutdown.exit(reason, EXIT_CODES.restart),
 });

@@ -5,6 +5,8 @@ import {
   extraRpcUrlsEnv,
   kafkaEnv,
   kafkaTopicsEnv,
+  kafkaGroupEnv,
+  kafkaRetentionEnv,
   logEnv,
   opsEnv,
   parseEnv,
@@ -23,6 +25,8 @@ export const envSchema = z.object({
   ...redisEnv,
   ...kafkaEnv,
   ...kafkaTopicsEnv,
+  ...kafkaGroupEnv,
+  ...kafkaRetentionEnv,
   /** The node that trigger calls and native balances of chain CHAIN_ID read from. */
   ...rpcEnv,
   ...extraRpcUrlsEnv,

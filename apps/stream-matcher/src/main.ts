@@ -1,3 +1,4 @@
+import { hoursToMs } from '@tributary/bus';
 import { kafkaReplication, redisConnection } from '@tributary/config';
 import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
 import {
@@ -53,6 +54,12 @@ const matcher = createMatcher({
     topicPrefix: env.KAFKA_TOPIC_PREFIX,
     groupId: env.MATCHER_GROUP_ID,
     replication,
+    sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
+    retentionMs: {
+      blocks: hoursToMs(env.KAFKA_RETENTION_HOURS),
+      changes: hoursToMs(env.KAFKA_CHANGES_RETENTION_HOURS),
+      deadLetters: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
+    },
   },
   redis,
   queuePrefix: env.WEBHOOK_QUEUE_PREFIX,

@@ -190,8 +190,8 @@ async function main() {
           hashes.push(hash);
         }
         await pool.query(
-          `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status)
-           SELECT id, s, 31337, 1, h, false, b, 'pending' FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::text[]) AS t(id, s, h, b)`,
+          `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, block_time, confirmed, body, status)
+           SELECT id, s, 31337, 1, h, now(), false, b, 'pending' FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::text[]) AS t(id, s, h, b)`,
           [ids, streams, hashes, bodies],
         );
         await enqueueDeliveries(

@@ -4,8 +4,10 @@ import {
   createKafka,
   createStreamChangeAnnouncer,
   ensureTopics,
+  hoursToMs,
   kafkaClientLogger,
   streamChangeOf,
+  topicName,
 } from '@tributary/bus';
 import { kafkaReplication, redisConnection } from '@tributary/config';
 import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
@@ -18,9 +20,8 @@ import {
   serveOps,
   createPoolGauges,
 } from '@tributary/runtime';
-import { WEBHOOK_QUEUE, createWebhookPoster } from '@tributary/webhooks';
 import { TOPICS } from '@tributary/schema';
-import { Queue } from 'bullmq';
+import { WEBHOOK_QUEUE, createWebhookPoster, openWebhookQueue } from '@tributary/webhooks';
 import type { Redis } from 'ioredis';
 import { Partitioners } from 'kafkajs';
 import { createSenderMetrics } from './metrics/createSenderMetrics.ts';
@@ -28,6 +29,7 @@ import { createDeliveryWorker } from './deliver/createDeliveryWorker.ts';
 import { loadEnv } from './env.ts';
 import { startTerminationSweep } from './health/startTerminationSweep.ts';
 import { createOutboxRelay } from './relay/createOutboxRelay.ts';
+import { createDeliveryMaintenance } from './retention/createDeliveryMaintenance.ts';
 
 // Composition root: the only place that reads the environment and builds clients.
 const env = loadEnv();
@@ -64,12 +66,24 @@ const producer = kafka.producer({
   allowAutoTopicCreation: true,
   createPartitioner: Partitioners.DefaultPartitioner,
 });
-// Started now, awaited before the sender says it is ready (dead letters need it too).
+// Started now, awaited before the sender says it is ready (dead letters need it too). The topics
+// it writes are made (or given their retention) first: the producer would make them with the
+// broker's defaults.
 const producerConnected = service.untilUp('kafka (producer)', async () => {
-  const topics = [TOPICS.streamChanges, DEAD_LETTER_TOPIC].map((t) => ({
-    topic: `${env.KAFKA_TOPIC_PREFIX}${t}`,
-  }));
-  await ensureTopics(kafka, topics, { replication, logger });
+  await ensureTopics(
+    kafka,
+    [
+      {
+        topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC),
+        retentionMs: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
+      },
+      {
+        topic: topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.streamChanges),
+        retentionMs: hoursToMs(env.KAFKA_CHANGES_RETENTION_HOURS),
+      },
+    ],
+    { replication, logger },
+  );
   await producer.connect();
 });
 const announceChange = createStreamChangeAnnouncer({
@@ -111,8 +125,13 @@ const poster = createWebhookPoster({
     allowedPorts: env.WEBHOOK_ALLOWED_PORTS,
   },
 });
+// A queue client whose Redis went away while BullMQ set it up never works again: exit, for the
+// supervisor's restart, rather than run on with a relay or worker that does nothing.
+const redisBroken = (err: unknown) =>
+  shutdown.fail('a webhook queue client lost Redis while it was set up', err);
 const worker = createDeliveryWorker({
   pool,
+  onRedisBroken: redisBroken,
   logger,
   retryScheduleMs: env.RETRY_SCHEDULE_MS,
   timeoutMs: env.WEBHOOK_TIMEOUT_MS,
@@ -148,9 +167,11 @@ const stopSweep = startTerminationSweep({
 });
 // The relay's own queue client fails fast while Redis is down (no offline queue): a pass fails
 // and the next one, after Redis is back, finds every job that went missing with it.
-const relayQueue = new Queue(WEBHOOK_QUEUE, {
-  connection: { ...redis, maxRetriesPerRequest: 1, enableOfflineQueue: false },
+const relayQueue = openWebhookQueue({
+  redis,
   prefix: env.WEBHOOK_QUEUE_PREFIX,
+  mode: 'failsFast',
+  onBroken: redisBroken,
 });
 relayQueue.on('error', () => undefined); // counted by the relay's outage log
 const senderMetrics = createSenderMetrics(metrics, {
@@ -171,6 +192,15 @@ const relay = createOutboxRelay({
   graceMs: env.RELAY_GRACE_MS,
   onRequeued: (n) => requeued.inc(n),
 });
+// Retention and the deliveries' counters: every sender runs it, one at a time does the work.
+const maintenance = createDeliveryMaintenance({
+  pool,
+  logger,
+  policy: { deliveredDays: env.DELIVERY_RETENTION_DAYS, failedDays: env.FAILED_DELIVERY_RETENTION_DAYS },
+  passEveryMs: env.DELIVERY_MAINTENANCE_INTERVAL_MS,
+  foldEveryMs: env.DELIVERY_COUNTS_INTERVAL_MS,
+  onPass: (pass) => senderMetrics.retention(pass),
+});
 health.addCheck('redis', async () => {
   await ((await relayQueue.client) as unknown as Redis).ping();
 });
@@ -185,17 +215,22 @@ health.addCheck('postgres', async () => {
   await pool.query('SELECT 1');
 });
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
-await producerConnected;
 
+// Registered before waiting for Kafka: the worker already runs, and a SIGTERM while the producer
+// connects (making the topics first takes a moment) must still drain its attempts in flight.
 // worker.close() waits for in-flight attempts; the shutdown deadline bounds it.
 shutdown.register('worker', 'intake', async () => {
   stopSweep();
   watchdog.stop();
   await relay.stop();
+  await maintenance.stop();
   await worker.close();
 });
 shutdown.register('webhook-connections', 'close', () => poster.close());
 shutdown.register('relay-queue', 'close', () => relayQueue.close());
 shutdown.register('kafka-producer', 'close', () => producer.disconnect());
 shutdown.register('postgres', 'close', () => pool.end());
+await producerConnected;
 logger.info({ concurrency: env.SENDER_CONCURRENCY, retryScheduleMs: env.RETRY_SCHEDULE_MS }, 'ready');
+// The first pass now: a new deployment has its days ahead at once (then every interval).
+maintenance.pass().catch((err: unknown) => logger.warn({ err }, 'delivery retention pass failed'));

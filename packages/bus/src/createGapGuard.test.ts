@@ -70,6 +70,19 @@ describe('createGapGuard', () => {
     await g.stop();
   });
 
+  it('a new generation: the blocks another member read while this one stood by are no gap', async () => {
+    const topic = await createKafkaTopic(uniqueName('gap'), 1);
+    const { g, gaps } = await guard({ topic, groupId: uniqueName('g') });
+    g.joined({ [topic]: [0] });
+    await g.readEvent(event('new', 31337, 10));
+    g.joined({ [topic]: [] }); // a standby now: the active member reads 11..19
+    g.joined({ [topic]: [0] }); // it takes over from the committed offset
+    await g.readEvent(event('new', 31337, 20));
+    await g.readEvent(event('new', 31337, 22));
+    expect(gaps).toEqual([{ kind: 'blocks', chainId: 31337, after: 20, read: 22 }]);
+    await g.stop();
+  });
+
   it('offsets that do not follow each other: every followed chain is published again after its position; its own seeks are no gap', async () => {
     const topic = await createKafkaTopic(uniqueName('gap'), 1);
     const { g, requested, gaps, saved } = await guard({

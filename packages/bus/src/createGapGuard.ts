@@ -134,6 +134,9 @@ export function createGapGuard(deps: {
   const guard: GapGuard = {
     joined(assignment) {
       expected.clear();
+      // Reading resumes where the group committed: the blocks another member read since this one
+      // last held the partition (it was a standby, or lost it in a rebalance) are no gap.
+      highest.clear();
       const partitions = assignment[deps.topic] ?? [];
       joining = (async () => {
         const [committed] = await deps.admin.fetchOffsets({ groupId: deps.groupId, topics: [deps.topic] });

@@ -8,7 +8,14 @@ import type { Admin, Kafka } from 'kafkajs';
 export function createLagProbe(
   kafka: Kafka,
   opts: { groupId: string; topic: string },
-): { lag(): Promise<number>; close(): Promise<void> } {
+): {
+  /**
+   * The lag of `partitions` (the ones a member holds: none for a standby), or of every partition
+   * of the topic when not given (the group's).
+   */
+  lag(partitions?: readonly number[]): Promise<number>;
+  close(): Promise<void>;
+} {
   let admin: Admin | undefined;
   async function connected(): Promise<Admin> {
     if (admin) return admin;
@@ -18,7 +25,7 @@ export function createLagProbe(
     return a;
   }
   return {
-    async lag() {
+    async lag(partitions) {
       const a = await connected();
       try {
         const [ends, committed] = await Promise.all([
@@ -30,6 +37,7 @@ export function createLagProbe(
           for (const p of t.partitions) if (p.offset !== '-1') done.set(p.partition, BigInt(p.offset));
         let lag = 0n;
         for (const p of ends) {
+          if (partitions && !partitions.includes(p.partition)) continue;
           const from = done.get(p.partition) ?? BigInt(p.low);
           if (BigInt(p.high) > from) lag += BigInt(p.high) - from;
         }

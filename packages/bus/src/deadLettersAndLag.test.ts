@@ -31,6 +31,10 @@ describe('createLagProbe', () => {
     await admin.setOffsets({ groupId, topic, partitions: [{ partition: 0, offset: '2' }] });
     await admin.disconnect();
     expect(await probe.lag()).toBe(3); // partition 0: 3 messages, 2 committed; partition 1: 2 messages
+    // A member's own lag: the partitions it holds only (a standby holds none).
+    expect(await probe.lag([0])).toBe(1);
+    expect(await probe.lag([1])).toBe(2);
+    expect(await probe.lag([])).toBe(0);
   });
 });
 

@@ -1,45 +1,74 @@
-import { getTestSettings, uniqueName } from '@tributary/testkit';
-import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { createKafkaTopic, getTestSettings, uniqueName } from '@tributary/testkit';
+import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureTopics } from './ensureTopics.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, ensureTopics, hoursToMs } from './ensureTopics.ts';
 
-const settings = getTestSettings();
-const kafka = new Kafka({ clientId: 'bus-test', brokers: settings.kafkaBrokers, logLevel: logLevel.NOTHING });
-const admin = kafka.admin();
-afterAll(() => admin.disconnect());
+// Each topic keeps its messages as long as the operator set (KAFKA_*_RETENTION_HOURS), whether
+// the service made it or found it made (an upgrade, a changed setting, a broker's auto-creation).
+const kafka = new Kafka({
+  clientId: 'ensure-topics-test',
+  brokers: getTestSettings().kafkaBrokers,
+  logLevel: logLevel.NOTHING,
+});
+const made: string[] = [];
 
-async function settingsOf(topic: string) {
+afterAll(async () => {
+  const admin = kafka.admin();
   await admin.connect();
-  const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-  const { resources } = await admin.describeConfigs({
-    includeSynonyms: false,
-    resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }],
-  });
-  const config = new Map(resources[0]?.configEntries.map((e) => [e.configName, e.configValue]));
-  return {
-    partitions: topics[0]?.partitions.length,
-    replicas: topics[0]?.partitions[0]?.replicas.length,
-    minInsync: config.get('min.insync.replicas'),
-    maxMessageBytes: config.get('max.message.bytes'),
-  };
+  await admin.deleteTopics({ topics: made }).catch(() => undefined);
+  await admin.disconnect();
+});
+
+/** The values set on the topic itself (not the broker's defaults). */
+async function topicConfig(topic: string): Promise<Record<string, string>> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const { resources } = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: 2, name: topic }],
+    });
+    return Object.fromEntries(
+      (resources[0]?.configEntries ?? [])
+        .filter((e) => e.configSource === 1)
+        .map((e) => [e.configName, e.configValue]),
+    );
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 describe('ensureTopics', () => {
-  it('creates a missing topic with its partitions, copies, in-sync copies and message size', async () => {
-    const topic = uniqueName('ensure');
-    expect(
-      await ensureTopics(kafka, [{ topic, numPartitions: 2 }], { replication: { factor: 1, minInsync: 1 } }),
-    ).toEqual([topic]);
-    expect(await settingsOf(topic)).toEqual({
-      partitions: 2,
-      replicas: 1,
-      minInsync: '1',
-      maxMessageBytes: String(64 * 1024 * 1024),
+  it('makes a missing topic with its retention', async () => {
+    const topic = uniqueName('retained');
+    made.push(topic);
+    expect(await ensureTopics(kafka, [{ topic, retentionMs: hoursToMs(168) }])).toEqual([topic]);
+    expect(await topicConfig(topic)).toEqual({
+      'max.message.bytes': String(DEFAULT_MAX_MESSAGE_BYTES),
+      'min.insync.replicas': '1',
+      'retention.ms': '604800000',
     });
   });
 
-  it('leaves an existing topic as it is, and says when it has fewer copies than asked', async () => {
+  it("gives an existing topic its retention, and keeps the topic's other settings", async () => {
+    const topic = await createKafkaTopic(uniqueName('existing'), 1, {
+      configEntries: { 'max.message.bytes': '2097152' },
+    });
+    made.push(topic);
+    expect(await topicConfig(topic)).toEqual({ 'max.message.bytes': '2097152' });
+    expect(await ensureTopics(kafka, [{ topic, retentionMs: hoursToMs(720) }])).toEqual([]);
+    expect(await topicConfig(topic)).toEqual({
+      'max.message.bytes': '2097152',
+      'retention.ms': '2592000000',
+    });
+    // A changed setting, at the next start.
+    await ensureTopics(kafka, [{ topic, retentionMs: hoursToMs(24) }]);
+    expect(await topicConfig(topic)).toEqual({ 'max.message.bytes': '2097152', 'retention.ms': '86400000' });
+  });
+
+  it('says when an existing topic has fewer copies than asked, and leaves it so', async () => {
     const topic = uniqueName('ensure-old');
+    made.push(topic);
     await ensureTopics(kafka, [{ topic }]);
     const warnings: object[] = [];
     const logger = { warn: (obj: object) => warnings.push(obj) };
@@ -48,6 +77,5 @@ describe('ensureTopics', () => {
       await ensureTopics(kafka, [{ topic }], { replication: { factor: 3, minInsync: 2 }, logger }),
     ).toEqual([]);
     expect(warnings).toEqual([{ topic, replicas: 1, replicationFactor: 3 }]);
-    expect((await settingsOf(topic)).replicas).toBe(1);
   });
 });

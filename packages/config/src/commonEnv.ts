@@ -70,6 +70,29 @@ export const kafkaTopicsEnv = {
   KAFKA_MIN_INSYNC_REPLICAS: envInt(1, 1),
 };
 
+/** The consumer groups of the block topic (projector, stream-matcher). */
+export const kafkaGroupEnv = {
+  /**
+   * How long the group waits for a member that stopped heartbeating before its partitions go to a
+   * standby. Brokers refuse less than their group.min.session.timeout.ms (6 s by default).
+   */
+  KAFKA_SESSION_TIMEOUT_MS: envInt(30_000, 6_000),
+};
+
+/**
+ * How long each topic keeps its messages (`retention.ms`): set on the topic by each service that
+ * uses it, when it creates the topic and at every start on the existing one, so give every service
+ * the same values. Each service reads those of the topics it uses (README, Operations: sizing).
+ */
+export const kafkaRetentionEnv = {
+  /** The block topic: an outage longer than this costs the follower re-publishing the blocks. */
+  KAFKA_RETENTION_HOURS: envInt(168, 1),
+  /** Stream change events: a fast path only (matchers read the changes from PostgreSQL). */
+  KAFKA_CHANGES_RETENTION_HOURS: envInt(24, 1),
+  /** Dead letters: what `admin dead-letters list` can still show. */
+  KAFKA_DEAD_LETTER_RETENTION_HOURS: envInt(720, 1),
+};
+
 export const rpcEnv = {
   RPC_URL: z.string().url().default('http://127.0.0.1:58545'),
   CHAIN_ID: z.coerce.number().int().positive().default(31337),

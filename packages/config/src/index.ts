@@ -6,6 +6,8 @@ export {
   extraRpcUrlsEnv,
   kafkaEnv,
   kafkaTopicsEnv,
+  kafkaGroupEnv,
+  kafkaRetentionEnv,
   logEnv,
   opsEnv,
   redisEnv,

@@ -66,27 +66,45 @@ export {
   replaceStreamAddresses,
 } from './streams/streamAddresses.ts';
 export {
-  type DeliveryStats,
   type DeliveryStatus,
   type DeliveryToSend,
-  type HistoryItem,
   type NewDelivery,
   type StoredDelivery,
-  countQueuedDeliveries,
   deliveryKey,
-  deliveryStats,
   getDeliveriesToSend,
   getDeliveryToSend,
   insertDeliveries,
   insertDelivery,
-  listHistory,
-  prepareReplay,
   recordAttempt,
   recordDeliveredMany,
   releaseHeldDeliveries,
   setDeliveriesAside,
   setDeliveryStatus,
 } from './streams/deliveries.ts';
+export { type HistoryItem, listHistory, prepareReplay } from './streams/deliveryHistory.ts';
+export {
+  type DeliveryStats,
+  type StreamDeliveryCounts,
+  countAccountDeliveries,
+  countAllDeliveries,
+  countQueuedDeliveries,
+  countStreamDeliveries,
+  deliveryStats,
+  foldDeliveryCounts,
+} from './streams/deliveryCounts.ts';
+export {
+  type DeliveryDay,
+  type DroppedDay,
+  createDeliveryDay,
+  dropDeliveryDay,
+  listDeliveryDays,
+} from './streams/deliveryPartitions.ts';
+export {
+  type ExpiredDeliveries,
+  deliveriesRetainedSince,
+  expireKeptDeliveries,
+  withDeliveryMaintenanceLock,
+} from './streams/deliveryRetention.ts';
 export {
   type PendingJob,
   listPendingJobs,

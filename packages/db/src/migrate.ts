@@ -43,6 +43,8 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
 export async function migrate(
   databaseUrl: string,
   log: (line: string) => void = () => {},
+  /** Stop after this version (tests of an upgrade: a database as an older release left it). */
+  through = Number.POSITIVE_INFINITY,
 ): Promise<{ applied: number[] }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   // A connection PostgreSQL closes between two statements (a restart) is an 'error' event: without
@@ -63,6 +65,7 @@ export async function migrate(
       ).rows.map((r) => [r.version, r.checksum]),
     );
     for (const m of await loadMigrations()) {
+      if (m.version > through) break;
       const prior = done.get(m.version);
       if (prior !== undefined) {
         if (prior !== m.checksum) {

@@ -1,6 +1,6 @@
 import type { Pool } from '@tributary/db';
 import type { Hex } from 'viem';
-import type { ChainLog } from './readChainLogs.ts';
+import type { ChainLog } from '../kinds/readChainBlocks.ts';
 
 const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 

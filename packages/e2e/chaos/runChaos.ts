@@ -1,115 +1,216 @@
-import type { Pool } from '@tributary/db';
-import { bulkTransferEmitterAbi } from '@tributary/contracts';
-import type { DevnetClient } from '@tributary/devnet';
-import type { Hash, PublicClient } from 'viem';
-import { type WebhookCounts, countWebhooks } from './countWebhooks.ts';
-import { type TableCount, compareTablesWithChain } from './compareTablesWithChain.ts';
-import type { ChaosStream } from './countWebhooks.ts';
-import { createChaosStreams, createLateStream } from './createChaosStreams.ts';
+import type { WebhookCounts } from '../kinds/countStreamWebhooks.ts';
+import { type RunStream, createKindStream } from '../kinds/createKindStream.ts';
+import type { KindName, KindStream } from '../kinds/streamKind.ts';
+import { deployKinds, streamKinds } from '../kinds/streamKinds.ts';
+import type { TableCount } from './compareTablesWithChain.ts';
+import { settleAndCount } from './settleAndCount.ts';
+import { type DriveResult, driveBlocks } from './driveBlocks.ts';
+import { type CatchUp, type FollowerOutage, stopFollower } from './followerOutage.ts';
+import { type KillTarget, planKills } from './planKills.ts';
 import { SERVER_NAMES, type ServerName } from './privateServers.ts';
-import { readChainLogs } from './readChainLogs.ts';
-import { CHAOS_CONFIRMATIONS, startChaosStack } from './startChaosStack.ts';
+import { requestRangeBackfill } from './requestRangeBackfill.ts';
+import { type SlowProvider, slowDownProvider } from './slowProvider.ts';
+import { CHAOS_CHAIN_ID, CHAOS_CONFIRMATIONS, startChaosStack } from './startChaosStack.ts';
 import { APP_NAMES, type AppName } from './superviseApp.ts';
 import { startWebhookLedger } from './webhookLedger.ts';
 
 export interface ChaosOptions {
-  /** On-chain events (ERC20 Transfer logs) to drive. */
+  /** Contract-log events (ERC20 Transfer logs of the bulk emitters) to drive: `logsPerTx` in every block. */
   events: number;
-  /** Logs per transaction (one transaction per block). */
   logsPerTx: number;
   /** SIGKILLs in all; every app and every server is killed at least once when kills >= 8. */
   kills: number;
-  /** How long the events are spread over, in seconds (the kills fall inside it). */
+  /** How long the blocks are spread over, in seconds (the faults fall inside it). */
   seconds: number;
   /** The receiver answers after a random 0..this many ms. */
   receiverLatencyMs: number;
-  /** How long to wait for everything to arrive after the last kill. */
+  /** How long to wait for everything to arrive after the last fault. */
   settleTimeoutMs: number;
   /** What may be killed (default: every app and every server). */
-  targets?: readonly Target[];
+  targets?: readonly KillTarget[];
+  /** Follower outages while blocks are mined, killed and kept down and frozen (SIGSTOP) in turn. */
+  outages: number;
+  outageSeconds: number;
+  /** Reorgs of 1-3 blocks (below the confirmation depth) during the run. */
+  reorgs: number;
+  /** How long the provider is slow (300-800 ms per request); 0: never. */
+  slowProviderSeconds: number;
+  /** Share of the blocks each kind acts in (the contract-log load acts in every one). */
+  share: number;
   log: (line: string) => void;
 }
 
+export interface KindRow {
+  kind: KindName;
+  title: string;
+  streams: string[];
+  webhooks: WebhookCounts;
+}
+
+export interface LateStreamRow {
+  label: string;
+  kind: KindName;
+  id: string;
+  fromBlock: number;
+  startBlock: number;
+  webhooks: WebhookCounts;
+}
+
 export interface ChaosReport {
+  /** Contract-log events on the canonical chain, and the blocks of the run. */
   events: number;
   blocks: number;
   kills: Record<string, number>;
-  /** Exits the supervisors saw that were not our kills (crashes, watchdog exits). */
+  /** Exits the supervisors saw that were not the run's (crashes, watchdog exits). */
   unplannedExits: Record<string, number>;
-  /** The three streams created before the events. */
-  webhooks: WebhookCounts;
-  /** Streams created during the run: one while Kafka was down (when it was killed), one mid-run. */
-  lateStreams: (ChaosStream & { tag: string })[];
-  lateWebhooks: WebhookCounts;
+  /** Per kind of stream, its streams created before the first block of the run. */
+  kinds: KindRow[];
+  /** Streams created during the run (one while Kafka was down, one half-way). */
+  lateStreams: LateStreamRow[];
   /** Webhooks of no stream of the run (a create retried after its answer was lost): should be 0. */
   strayWebhooks: number;
   rows: Record<string, TableCount>;
-  /** From the last restart to the follower and projector at the chain's head. */
+  faults: {
+    outages: (FollowerOutage & { catchUp: CatchUp | null })[];
+    slowProvider: SlowProvider | null;
+    requestedBackfill: { fromBlock: number; toBlock: number; doneAfterMs: number | null } | null;
+    reorgs: DriveResult['reorgs'];
+    activityErrors: string[];
+  };
+  /** From the last fault to the follower and projector at the chain's head. */
   backAtHeadMs: number | null;
-  /** From the last restart until every expected webhook had arrived (null: not all did). */
+  /** From the last fault until every expected webhook had arrived (null: not all did). */
   allDeliveredMs: number | null;
   ok: boolean;
 }
 
-type Target = AppName | ServerName;
-
 /**
- * The chaos run: the whole stack, `events` Transfer logs driven in blocks of `logsPerTx` over
- * `seconds`, `kills` SIGKILLs of the apps and servers at random moments meanwhile (a killed
- * server is started again after 1-3 s; a killed app is restarted by its supervisor), then a wait
- * for everything to arrive, and the count of what the receiver and the tables hold against what
- * the chain says.
+ * The chaos run: the whole stack, every kind of stream, blocks with every kind's activity over
+ * `seconds`, and meanwhile SIGKILLs of the apps and servers at random moments (a killed server is
+ * started again after 1-3 s; a killed app by its supervisor), follower outages of
+ * `outageSeconds` while blocks are mined, a slow provider, a requested backfill and shallow
+ * reorgs; then a wait for everything to arrive, and the count of what the receiver and the
+ * tables hold against what the chain says, per kind.
  */
 export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
+  const durationMs = o.seconds * 1_000;
+  const rounds = Math.ceil(o.events / o.logsPerTx);
+  // Outages from 15% to 75% of the run; the slow provider at 40%, between the first two.
+  const outageStarts = Array.from(
+    { length: o.outages },
+    (_, k) => durationMs * (0.15 + (0.6 * k) / Math.max(1, o.outages - 1)),
+  );
+  for (const at of outageStarts)
+    if (at + o.outageSeconds * 1_000 > durationMs * 0.92)
+      throw new Error(
+        `a ${o.outageSeconds} s outage does not fit in a ${o.seconds} s run: give more seconds`,
+      );
+
   const ledger = await startWebhookLedger({ maxLatencyMs: o.receiverLatencyMs });
   const stack = await startChaosStack({ log: o.log });
   try {
-    const chain = stack.client as unknown as PublicClient;
-    const head = async () => Number(await chain.getBlockNumber({ cacheTime: 0 }));
+    const { driver, pool } = stack;
     ledger.setSecret(stack.apiKey.webhookSecret);
+    const kinds = await deployKinds(driver, streamKinds({ logsPerTx: o.logsPerTx }));
+    o.log(`kinds deployed at block ${await driver.head()}`);
     const access = { gatewayUrl: stack.gatewayUrl, apiKey: stack.apiKey.key, webhookUrl: ledger.url };
-    const streams = await createChaosStreams({ ...access, emitters: stack.emitters, head, pool: stack.pool });
-    const late: Promise<ChaosStream & { tag: string }>[] = [];
-    const createLate = (tag: string, address: string) => {
-      o.log(`creating stream ${tag}`);
+    const create = (kind: KindName, stream: KindStream, label: string, retry: boolean) =>
+      createKindStream({
+        access,
+        kind,
+        stream,
+        label,
+        chainId: CHAOS_CHAIN_ID,
+        pool,
+        head: driver.head,
+        retry,
+      });
+    const streams: RunStream[] = [];
+    for (const k of kinds) for (const s of k.streams) streams.push(await create(k.name, s, s.label, false));
+    o.log(`${streams.length} streams, due from block ${Math.max(...streams.map((s) => s.fromBlock))}`);
+    const late: Promise<RunStream>[] = [];
+    const createLate = (kind: KindName, label: string) => {
+      o.log(`creating stream ${label}`);
       late.push(
-        createLateStream({ ...access, address, tag, head, pool: stack.pool }).then((s) => {
-          o.log(`stream ${tag} ${s.id}: due every block after ${s.fromBlock} (start block ${s.startBlock})`);
-          return { ...s, tag };
+        create(kind, kinds.find((k) => k.name === kind)!.streams[0]!, label, true).then((s) => {
+          o.log(
+            `stream ${label} ${s.id}: due every block after ${s.fromBlock} (start block ${s.startBlock})`,
+          );
+          return s;
         }),
       );
     };
-    o.log(`streams ${streams.map((s) => s.id).join(', ')} from block ${streams[0]?.fromBlock}`);
 
-    const txs = Math.ceil(o.events / o.logsPerTx);
-    const kills = planKills(o.kills, o.seconds * 1_000, o.targets);
-    const killCount: Record<string, number> = {};
-    let lastRestartAt = Date.now();
     const started = Date.now();
+    let lastFaultAt = started;
+    const at = (ms: number) => sleep(Math.max(0, started + ms - Date.now()));
+    const firstBlock = (await driver.head()) + 1;
+    const reorgRounds = pickRounds(o.reorgs, rounds);
+    let followerAway = false;
+    const drive = driveBlocks({
+      driver,
+      kinds,
+      rounds,
+      durationMs,
+      share: o.share,
+      reorgsAt: new Map(reorgRounds.map((r) => [r, 1 + Math.floor(Math.random() * 3)])),
+      followerAway: () => followerAway,
+      followerAt: async (n) => {
+        const { rows } = await pool.query<{ n: string }>(
+          'SELECT block_number AS n FROM follower_checkpoints WHERE chain_id = $1',
+          [CHAOS_CHAIN_ID],
+        );
+        return rows[0] !== undefined && Number(rows[0].n) >= n;
+      },
+      onRound: (i) => {
+        if (i === Math.floor(rounds / 2))
+          createLate('internalTransactions', 'internalTransactions-late-mid-run');
+      },
+      log: o.log,
+    });
 
-    const drive = (async () => {
-      let events = 0;
-      for (let i = 0; i < txs; i++) {
-        const due = started + (i * o.seconds * 1_000) / txs;
-        if (due > Date.now()) await sleep(due - Date.now());
-        const count = Math.min(o.logsPerTx, o.events - events);
-        const hash = await stack.client.writeContract({
-          address: stack.emitters[i % 2] as `0x${string}`,
-          abi: bulkTransferEmitterAbi,
-          functionName: 'emitTransfers',
-          args: [`0x${(0x100000 + i * 0x1000).toString(16).padStart(40, '0')}`, BigInt(count), BigInt(i + 1)],
+    const follower = stack.apps.get('chain-follower')!;
+    let followerOut: Promise<unknown> = Promise.resolve();
+    const outages = (async () => {
+      const done: FollowerOutage[] = [];
+      for (const [k, start] of outageStarts.entries()) {
+        await at(start);
+        followerAway = true;
+        const outage = stopFollower({
+          follower,
+          how: k % 2 === 0 ? 'down' : 'frozen',
+          ms: o.outageSeconds * 1_000,
+          head: driver.head,
+          log: o.log,
         });
-        await waitIncluded(stack.client, hash, o.log);
-        events += count;
-        if (i === Math.floor(txs / 2)) createLate('chaos-late-mid-run', stack.emitters[1]);
-        if (i % 50 === 49) o.log(`driven ${events} events in ${i + 1} blocks`);
+        followerOut = outage;
+        done.push(await outage);
+        followerAway = false;
+        lastFaultAt = Date.now();
       }
-      return events;
+      return done;
+    })();
+    const slow = (async () => {
+      if (o.slowProviderSeconds <= 0) return null;
+      await at(durationMs * 0.4);
+      o.log(`provider slow for ${o.slowProviderSeconds} s`);
+      const s = await slowDownProvider({ rpc: stack.rpc, ms: o.slowProviderSeconds * 1_000, log: o.log });
+      lastFaultAt = Date.now();
+      return s;
+    })();
+    const backfill = (async () => {
+      await at(durationMs * 0.7);
+      const toBlock = (await driver.head()) - CHAOS_CONFIRMATIONS - 1;
+      const range = { chainId: CHAOS_CHAIN_ID, fromBlock: firstBlock, toBlock };
+      const request = await requestRangeBackfill(pool, range);
+      o.log(`backfill of blocks ${firstBlock}..${toBlock} requested (${request.id})`);
+      return { ...range, ...request };
     })();
 
+    const killCount: Record<string, number> = {};
     const killer = (async () => {
-      for (const { at, target } of kills) {
-        if (started + at > Date.now()) await sleep(started + at - Date.now());
+      for (const { at: when, target } of planKills(o.kills, durationMs, o.targets)) {
+        await at(when);
         killCount[target] = (killCount[target] ?? 0) + 1;
         if ((SERVER_NAMES as readonly string[]).includes(target)) {
           const server = target as ServerName;
@@ -117,69 +218,58 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
           o.log(`SIGKILL ${server}`);
           // A user creating a stream while the broker is away: no change event can be sent.
           if (server === 'kafka' && killCount['kafka'] === 1)
-            createLate('chaos-late-kafka-down', stack.emitters[0]);
+            createLate('nativeTransfers', 'nativeTransfers-late-kafka-down');
           await sleep(1_000 + Math.random() * 2_000);
           await stack.servers.restart(server);
           o.log(`${server} restarted`);
         } else {
+          // The follower's kills wait for an outage of it to end: a kill would end the outage early.
+          if (target === 'chain-follower') await followerOut;
           stack.apps.get(target as AppName)!.kill();
           o.log(`SIGKILL ${target}`);
           await sleep(600); // its supervisor starts it again after 0.5 s
         }
-        lastRestartAt = Date.now();
+        lastFaultAt = Date.now();
       }
     })();
 
-    const [events] = await Promise.all([drive, killer]);
+    const [driven, outagesDone, slowProvider, requested] = await Promise.all([
+      drive,
+      outages,
+      slow,
+      backfill,
+      killer,
+    ]);
     const lateStreams = await Promise.all(late);
-    const runIds = new Set([...streams, ...lateStreams].map((s) => s.id));
     // Every block confirmed: the confirmed webhooks of the last blocks are due too.
-    await stack.client.request({
-      method: 'anvil_mine' as never,
-      params: [`0x${(CHAOS_CONFIRMATIONS + 2).toString(16)}`] as never,
-    });
-    const finalHead = await head();
-    o.log(`driving done: ${events} events, head ${finalHead}; waiting for the pipeline`);
-
-    const backAtHeadMs = await waitBackAtHead(stack.pool, finalHead, lastRestartAt, o.settleTimeoutMs);
-    const chainData = await readChainLogs(chain, finalHead);
-    let allDeliveredMs: number | null = null;
-    const deadline = Date.now() + o.settleTimeoutMs;
-    for (;;) {
-      const lost =
-        countWebhooks(streams, chainData.logs, ledger.received).lost +
-        countWebhooks(lateStreams, chainData.logs, ledger.received).lost;
-      if (lost === 0) {
-        allDeliveredMs = Date.now() - lastRestartAt;
-        break;
-      }
-      if (Date.now() > deadline) break;
-      await sleep(1_000);
-    }
-    await sleep(2_000); // anything sent twice has time to arrive
-    const webhooks = countWebhooks(streams, chainData.logs, ledger.received);
-    const lateWebhooks = countWebhooks(lateStreams, chainData.logs, ledger.received);
-    const strayWebhooks = ledger.received.filter((r) => !runIds.has(r.streamId)).length;
-    const webhooksOk = [webhooks, lateWebhooks].every(
-      (w) => w.lost === 0 && w.duplicatesWithNewId === 0 && w.badSignatures === 0 && w.unexpected === 0,
-    );
-    const rows = await compareTablesWithChain(stack.pool, 31337, chainData);
+    await driver.mineEmpty(CHAOS_CONFIRMATIONS + 2);
     const unplannedExits: Record<string, number> = {};
     for (const app of APP_NAMES) unplannedExits[app] = stack.apps.get(app)!.crashes.length;
-    const rowsOk = Object.values(rows).every((t) => t.missing === 0 && t.duplicated === 0 && t.extra === 0);
+    const counted = await settleAndCount({
+      stack,
+      kinds,
+      streams,
+      lateStreams,
+      orphaned: driven.orphaned,
+      received: ledger.received,
+      lastFaultAt,
+      outages: outagesDone,
+      backfill: requested,
+      settleTimeoutMs: o.settleTimeoutMs,
+      log: o.log,
+    });
     return {
-      events,
-      blocks: txs,
+      ...counted,
+      blocks: driven.blocks,
       kills: killCount,
       unplannedExits,
-      webhooks,
-      lateStreams,
-      lateWebhooks,
-      strayWebhooks,
-      rows,
-      backAtHeadMs,
-      allDeliveredMs,
-      ok: webhooksOk && strayWebhooks === 0 && rowsOk,
+      faults: {
+        outages: counted.outages,
+        slowProvider,
+        requestedBackfill: counted.requestedBackfill,
+        reorgs: driven.reorgs,
+        activityErrors: driven.errors,
+      },
     };
   } finally {
     await stack.close();
@@ -187,66 +277,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   }
 }
 
-/** Kill moments spread at random over 5%..90% of the run; the first targets are every one once. */
-function planKills(
-  n: number,
-  durationMs: number,
-  among: readonly Target[] = [...APP_NAMES, ...SERVER_NAMES],
-): { at: number; target: Target }[] {
-  const all = [...among];
-  const targets = shuffle(all).slice(0, Math.min(n, all.length));
-  while (targets.length < n) targets.push(all[Math.floor(Math.random() * all.length)]!);
-  const times = Array.from({ length: n }, () => durationMs * (0.05 + Math.random() * 0.85)).sort(
-    (a, b) => a - b,
-  );
-  return times.map((at, i) => ({ at, target: targets[i]! }));
-}
-
-async function waitBackAtHead(
-  pool: Pool,
-  head: number,
-  since: number,
-  timeoutMs: number,
-): Promise<number | null> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const at = await pool
-      .query<{ cp: string | null; projected: string | null }>(
-        `SELECT (SELECT block_number FROM follower_checkpoints WHERE chain_id = 31337) AS cp,
-                (SELECT max(number) FROM blocks WHERE chain_id = 31337) AS projected`,
-      )
-      .then((r) => r.rows[0])
-      .catch(() => undefined);
-    if (at && Number(at.cp ?? -1) >= head && Number(at.projected ?? -1) >= head) return Date.now() - since;
-    await sleep(500);
-  }
-  return null;
-}
-
-/**
- * Waits for a transaction's receipt. On this shared machine under the chaos load, anvil's
- * automine once left a transaction pending for minutes: after 30 s a block is mined by hand.
- */
-async function waitIncluded(client: DevnetClient, hash: Hash, log: (line: string) => void): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await client.waitForTransactionReceipt({ hash, pollingInterval: 100, timeout: 30_000 });
-      return;
-    } catch (err) {
-      if (attempt >= 5) throw err;
-      log(`transaction ${hash} not included after 30 s: mining a block`);
-      await client.request({ method: 'anvil_mine' as never, params: ['0x1'] as never });
-    }
-  }
-}
-
-function shuffle<T>(list: readonly T[]): T[] {
-  const out = [...list];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
+/** `n` distinct rounds at random within 10%..80% of the run (a reorg may wait for the follower). */
+function pickRounds(n: number, rounds: number): number[] {
+  const lo = Math.floor(rounds * 0.1);
+  const span = Math.max(1, Math.floor(rounds * 0.7));
+  const picked = new Set<number>();
+  while (picked.size < Math.min(n, span)) picked.add(lo + Math.floor(Math.random() * span));
+  return [...picked];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -15,6 +15,13 @@ export const APP_NAMES: readonly AppName[] = [
 export interface SupervisedApp {
   /** SIGKILL the running process; the supervisor starts it again after its backoff. */
   kill(): void;
+  /** SIGKILL, and no restart until release(): the service stays away. */
+  holdDown(): void;
+  /** Ends holdDown(): the supervisor starts it again. */
+  release(): void;
+  /** SIGSTOP: the process stays, frozen (a paused VM, a stuck host); thaw() continues it. */
+  freeze(): void;
+  thaw(): void;
   /** Stops for good: SIGTERM, then SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
   /** Exits that were not asked for by kill() (crashes, watchdog exits), with their codes. */
@@ -34,13 +41,22 @@ export function superviseApp(opts: {
   logFile: string;
 }): SupervisedApp {
   const log = createWriteStream(opts.logFile, { flags: 'a' });
+  // A line a child writes after the end (its output still draining) is lost, never the run.
+  log.on('error', () => undefined);
   const crashes: SupervisedApp['crashes'] = [];
   let child: ChildProcess | undefined;
+  // The running child's output is all read (its pipes closed), which comes after its exit.
+  let drained: Promise<void> = Promise.resolve();
   let stopped = false;
+  let held = false;
+  let frozen = false;
   let killedByUs = false;
   let backoff = 500;
   let started = Date.now();
-  const killOnExit = () => child?.kill('SIGKILL');
+  const killOnExit = () => {
+    if (frozen) child?.kill('SIGCONT');
+    child?.kill('SIGKILL');
+  };
   process.on('exit', killOnExit);
 
   function start() {
@@ -53,12 +69,13 @@ export function superviseApp(opts: {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = c;
+    drained = new Promise((resolve) => c.once('close', () => resolve()));
     c.stdout?.pipe(log, { end: false });
     c.stderr?.pipe(log, { end: false });
     c.once('exit', (code, signal) => {
       log.write(`===== ${new Date().toISOString()} ${opts.app} exited code=${code} signal=${signal}\n`);
       if (!killedByUs && !stopped) crashes.push({ code, signal, at: Date.now() });
-      if (stopped) return;
+      if (stopped || held) return;
       backoff = Date.now() - started > 30_000 ? 500 : Math.min(5_000, backoff * 2);
       setTimeout(
         () => {
@@ -77,10 +94,29 @@ export function superviseApp(opts: {
       killedByUs = true;
       child?.kill('SIGKILL');
     },
+    holdDown() {
+      held = true;
+      killedByUs = true;
+      child?.kill('SIGKILL');
+    },
+    release() {
+      if (!held) return;
+      held = false;
+      if (!stopped && child && (child.exitCode !== null || child.signalCode !== null)) start();
+    },
+    freeze() {
+      frozen = true;
+      child?.kill('SIGSTOP');
+    },
+    thaw() {
+      frozen = false;
+      child?.kill('SIGCONT');
+    },
     async stop(graceMs = 15_000) {
       stopped = true;
       process.off('exit', killOnExit);
       const c = child;
+      if (frozen) c?.kill('SIGCONT');
       if (c && c.exitCode === null && c.signalCode === null) {
         const exited = new Promise((r) => c.once('exit', r));
         c.kill('SIGTERM');
@@ -88,6 +124,7 @@ export function superviseApp(opts: {
         await exited;
         clearTimeout(timer);
       }
+      await Promise.race([drained, new Promise((r) => setTimeout(r, 5_000))]);
       log.end();
     },
   };

@@ -1,15 +1,11 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signWebhook } from '@tributary/webhooks';
+import type { ArrivedWebhook } from '../kinds/countStreamWebhooks.ts';
+import { webhookItems } from '../kinds/webhookItems.ts';
 
-export interface ReceivedWebhook {
-  webhookId: string;
-  streamId: string;
-  blockHash: string;
-  blockNumber: number;
-  confirmed: boolean;
+export interface ReceivedWebhook extends ArrivedWebhook {
   retries: number;
-  signatureValid: boolean;
 }
 
 export interface WebhookLedger {
@@ -22,8 +18,9 @@ export interface WebhookLedger {
 
 /**
  * A webhook receiver that answers 200 after a random 0..maxLatencyMs and writes down every POST:
- * which stream, block and confirmation it carries, its `webhook-id`, and whether its
- * `x-signature` verifies. The test webhook (empty streamId) is not recorded.
+ * which stream, block and confirmation it carries (or that it is a removal notice), its items
+ * (webhookItems), its `webhook-id`, and whether its `x-signature` verifies. The test webhook
+ * (empty streamId) is not recorded.
  */
 export async function startWebhookLedger(opts: { maxLatencyMs: number }): Promise<WebhookLedger> {
   const received: ReceivedWebhook[] = [];
@@ -40,6 +37,7 @@ export async function startWebhookLedger(opts: { maxLatencyMs: number }): Promis
             const parsed = JSON.parse(body) as {
               streamId: string;
               confirmed: boolean;
+              removed?: boolean;
               retries: number;
               block: { hash: string; number: string };
             };
@@ -51,7 +49,9 @@ export async function startWebhookLedger(opts: { maxLatencyMs: number }): Promis
                 blockHash: parsed.block.hash,
                 blockNumber: Number(parsed.block.number),
                 confirmed: parsed.confirmed,
+                removed: parsed.removed === true,
                 retries: parsed.retries,
+                items: webhookItems(parsed),
                 signatureValid: secret !== undefined && signWebhook(body, secret) === signature,
               };
               received.push(entry);

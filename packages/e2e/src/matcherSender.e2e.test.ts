@@ -2,13 +2,15 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { DEAD_LETTER_TOPIC } from '@tributary/bus';
 import { acknowledgeDeadLetters, addStreamAddresses, insertStream } from '@tributary/db';
 import { type FullBlockEvent, TOPICS } from '@tributary/schema';
-import { getTestSettings } from '@tributary/testkit';
+import { getTestSettings, startRedisCutProxy } from '@tributary/testkit';
 import { Kafka, type Producer, logLevel } from 'kafkajs';
 import Moralis from 'moralis';
 import { keccak256, stringToBytes } from 'viem';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type GatewayClient, createGatewayClient } from './harness/createGatewayClient.ts';
 import { type Pipeline, startPipeline } from './harness/startPipeline.ts';
+import { readMetric } from './harness/readMetric.ts';
+import type { AppName } from './harness/startService.ts';
 import { type WebhookReceiver, startWebhookReceiver } from './harness/startWebhookReceiver.ts';
 import { waitFor } from './harness/waitFor.ts';
 import { erc20TransferEventAbi } from '@tributary/evm';
@@ -472,9 +474,13 @@ describe('stream-matcher + webhook-sender processes', () => {
     answers.set('/failing', [500]);
     // 3 attempts per delivery (schedule 100 ms, 200 ms): 11 deliveries give 33 failed attempts (< 70%).
     for (let i = 0; i < 11; i++) await publishBlock(transferBlock(token, BigInt(i + 1), 'new'));
+    // All eleven stored first: an empty list has no pending delivery either.
     await waitFor(
       'no pending deliveries',
-      async () => (await deliveriesOf(id)).every((d) => d.status !== 'pending'),
+      async () => {
+        const all = await deliveriesOf(id);
+        return all.length === 11 && all.every((d) => d.status !== 'pending');
+      },
       {
         timeoutMs: 30_000,
       },
@@ -507,5 +513,107 @@ describe('stream-matcher + webhook-sender processes', () => {
       'the held delivery delivered',
       async () => (await deliveriesOf(id))[11]?.status === 'delivered',
     );
+  });
+});
+
+/** The sender's count of deliveries the relay enqueued again (their job was missing). */
+const requeuedByRelay = () =>
+  readMetric(pipeline.running('webhook-sender')!.port, 'tributary_relay_requeued_total');
+
+/**
+ * Restarts `app` behind a proxy that cuts its Redis connections while BullMQ sets them up (the
+ * port refused until `windowMs` has passed), restarting it as a supervisor does each time it
+ * exits; then once more on Redis itself. Returns the exit codes seen behind the proxy.
+ */
+async function restartThroughRedisCut(
+  app: AppName,
+  env: Record<string, string> = {},
+): Promise<(number | null)[]> {
+  const windowMs = 6_000;
+  await pipeline.stop(app);
+  const proxy = await startRedisCutProxy({ target: getTestSettings().redisUrl, windowMs });
+  const until = Date.now() + windowMs + 4_000;
+  const exits: (number | null)[] = [];
+  try {
+    for (let tries = 0; tries < 10; tries++) {
+      try {
+        const service = await pipeline.start(app, { ...env, REDIS_URL: proxy.url });
+        const exit = await Promise.race([
+          service.exited,
+          new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.max(0, until - Date.now()))),
+        ]);
+        if (exit === undefined) break; // still up once the window is over
+        exits.push(exit.code);
+      } catch (err) {
+        const code = /exited \(code (\d+)/.exec(String(err))?.[1];
+        if (code === undefined) throw err;
+        exits.push(Number(code));
+      }
+      if (exits.at(-1) !== 75) break;
+    }
+    expect(proxy.cuts()).toBeGreaterThan(0);
+    return exits;
+  } finally {
+    // The proof is in the caller's checks, made while the service still runs behind the proxy.
+    stopProxies.push(async () => {
+      await pipeline.stop(app);
+      await proxy.close();
+      await pipeline.start(app, env);
+    });
+  }
+}
+const stopProxies: (() => Promise<void>)[] = [];
+
+// Redis dying while BullMQ sets a queue's connection up leaves that queue failing for good: every
+// service that opens the webhook queue exits for a restart then (a fast-failing queue: the
+// matcher's fast path, the sender's relay), or waits it out (the gateway's, the worker's), and
+// afterwards does its part: nothing waits on a relay that never runs again.
+describe('each service that opens the webhook queue, with Redis cut while it sets the queue up', () => {
+  afterEach(async () => {
+    for (const undo of stopProxies.splice(0)) await undo();
+  });
+
+  it('the matcher exits for a restart, then enqueues on its fast path', async () => {
+    const token = addr(0xcc01);
+    const id = await createStream('cut-matcher', token);
+    const exits = await restartThroughRedisCut('stream-matcher');
+    expect(exits).toContain(75);
+    const requeued = await requeuedByRelay();
+    await publishBlock(transferBlock(token, 7n, 'new'));
+    await waitFor('the webhook', () => hitsOf('cut-matcher').length === 1 || undefined);
+    expect(await requeuedByRelay()).toBe(requeued); // enqueued by the matcher, not found missing by the relay
+    expect((await deliveriesOf(id)).map((d) => d.status)).toEqual(['delivered']);
+  });
+
+  it('the sender exits for a restart, then its relay enqueues a delivery whose job is missing', async () => {
+    const token = addr(0xcc02);
+    const id = await createStream('cut-sender', token);
+    await publishBlock(transferBlock(token, 8n, 'new'));
+    await waitFor('the first webhook', () => hitsOf('cut-sender').length === 1 || undefined);
+    const exits = await restartThroughRedisCut('webhook-sender');
+    expect(exits).toContain(75);
+    // The delivery again pending, its job gone from Redis: only the relay can deliver it.
+    await pipeline.pool.query(
+      `UPDATE deliveries SET status = 'pending', job_id = 'lost-with-redis', job_at = now() - interval '1 hour'
+       WHERE stream_id = $1`,
+      [id],
+    );
+    await waitFor('the webhook again, from the relay', () => hitsOf('cut-sender').length === 2 || undefined);
+    expect(await requeuedByRelay()).toBeGreaterThan(0);
+  });
+
+  it('the gateway waits it out, then replays a delivery through its queue', async () => {
+    const token = addr(0xcc03);
+    const id = await createStream('cut-gateway', token);
+    await publishBlock(transferBlock(token, 9n, 'new'));
+    await waitFor('the first webhook', () => hitsOf('cut-gateway').length === 1 || undefined);
+    const exits = await restartThroughRedisCut('gateway');
+    expect(exits).toEqual([]);
+    const [delivery] = (
+      await pipeline.pool.query<{ id: string }>('SELECT id FROM deliveries WHERE stream_id = $1', [id])
+    ).rows;
+    const replayed = await gw.request('POST', `/history/replay/${id}/${delivery!.id}`);
+    expect(replayed.status).toBe(200);
+    await waitFor('the replayed webhook', () => hitsOf('cut-gateway').length === 2 || undefined);
   });
 });

@@ -204,6 +204,7 @@ describe('rotating the webhook secret', () => {
         chainId: 31337,
         blockNumber: n,
         blockHash: h(n),
+        blockTimestamp: 1_700_000_000 + n,
         confirmed: false,
         body,
         status: 'pending',

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from './createLogger.ts';
-import { EXIT_CODES, createShutdown } from './createShutdown.ts';
+import { EXIT_CODES, HARD_DEADLINE_EXTRA_MS, createShutdown } from './createShutdown.ts';
 
 const silent = () => createLogger('test', 'silent');
 
@@ -191,4 +191,46 @@ describe('createShutdown', () => {
       ]);
     }
   });
+
+  it('a service whose event loop is blocked while it stops is killed at its hard deadline, for every way out', async () => {
+    const bootService = fileURLToPath(new URL('./bootService.ts', import.meta.url));
+    const run = (start: string) =>
+      new Promise<{ signal: NodeJS.Signals | null; err: string }>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            '--input-type=module',
+            '-e',
+            `import { bootService } from ${JSON.stringify(bootService)};
+             const s = bootService({ name: 'spins', logLevel: 'silent', shutdownDeadlineMs: 200 });
+             // A step that never yields: the deadline's own timer can never fire.
+             s.shutdown.register('spins', 'drain', async () => { await null; for (;;) {} });
+             setInterval(() => {}, 1_000); // a service's servers keep it alive
+             ${start}`,
+          ],
+          { stdio: ['ignore', 'ignore', 'pipe'] },
+        );
+        let err = '';
+        child.stderr.on('data', (d: Buffer) => {
+          err += d.toString();
+        });
+        child.once('close', (_code, signal) => resolve({ signal, err }));
+      });
+    const results = await Promise.all([
+      run(`setTimeout(() => process.kill(process.pid, 'SIGTERM'), 50);`),
+      run(`s.shutdown.fail('lost the broker', new Error('gone'));`),
+      run(`s.shutdown.exit('asked');`),
+    ]);
+    for (const result of results) {
+      expect(result.signal).toBe('SIGKILL');
+      const last = JSON.parse(result.err.trim().split('\n').at(-1)!) as Record<string, unknown>;
+      expect(last).toMatchObject({
+        level: 'fatal',
+        service: 'spins',
+        afterMs: 200 + HARD_DEADLINE_EXTRA_MS,
+      });
+    }
+  }, 30_000);
 });

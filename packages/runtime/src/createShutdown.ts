@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { startHardDeadline } from './startHardDeadline.ts';
 
 export type Phase = 'intake' | 'drain' | 'close';
 
@@ -29,6 +30,9 @@ export const EXIT_CODES = {
   interrupted: 130,
 } as const;
 
+/** How long past its deadline a shutdown that cannot run its timers is killed (SIGKILL). */
+export const HARD_DEADLINE_EXTRA_MS = 5_000;
+
 export interface Shutdown {
   /** intake: stop taking work (HTTP, consumers, workers); drain: finish in-flight work and commit; close: pools and clients. */
   register(name: string, phase: Phase, run: () => Promise<void> | void): void;
@@ -51,6 +55,7 @@ export function createShutdown(opts: {
   logger: Logger;
   deadlineMs: number;
   onStart?: () => void;
+  /** Instead of process.exit (tests): no hard deadline then, the process is not this shutdown's. */
   exit?: (code: number) => void;
 }): Shutdown {
   const steps: Step[] = [];
@@ -107,6 +112,18 @@ export function createShutdown(opts: {
         opts.logger.error({ reason, deadlineMs: opts.deadlineMs }, 'shutdown deadline passed: forcing exit');
         exitOnce(exitCode === EXIT_CODES.stopped ? EXIT_CODES.deadline : exitCode);
       }, opts.deadlineMs);
+      // That timer needs the event loop: should a busy loop hold it, a thread of its own kills the process.
+      if (opts.exit === undefined) {
+        try {
+          startHardDeadline({
+            ms: opts.deadlineMs + HARD_DEADLINE_EXTRA_MS,
+            service: String(opts.logger.bindings()['service'] ?? ''),
+            reason,
+          });
+        } catch (err) {
+          opts.logger.warn({ err }, 'no hard deadline for this shutdown: its thread did not start');
+        }
+      }
       shutdown.run(reason).then(
         () => {
           clearTimeout(timer);

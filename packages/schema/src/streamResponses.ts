@@ -50,6 +50,10 @@ export const historyPage = z.object({
   result: z.array(historyItem),
   total: z.number().int(),
   cursor: z.string().optional(),
+  retainedSince: z.string().nullable().meta({
+    description:
+      'How far back the history reaches (beyond the hosted service): delivered webhooks of blocks timestamped before this (ISO 8601) may have been removed by retention; pending, held and failed ones are kept longer. null: nothing has been removed',
+  }),
 });
 
 export const deliveryStatsResponse = z

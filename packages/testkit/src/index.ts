@@ -15,5 +15,6 @@ export { uniqueName } from './uniqueName.ts';
 export { withAnvilSnapshot } from './withAnvilSnapshot.ts';
 export { freePort } from './freePort.ts';
 export { type RedisServer, startRedisServer } from './startRedisServer.ts';
+export { type RedisCutProxy, startRedisCutProxy } from './startRedisCutProxy.ts';
 export { type FaultyRpc, type FaultyRpcStats, startFaultyRpc } from './startFaultyRpc.ts';
 export type { LogsCap, LogsCapStyle, RequestSelector, RpcFaults } from './rpcFaults.ts';

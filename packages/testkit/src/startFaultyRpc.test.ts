@@ -108,4 +108,26 @@ describe('startFaultyRpc', () => {
     expect([proxy.stats.faults['drop'], proxy.stats.faults['hang']]).toEqual([1, 1]);
     expect((await post(proxy.url, call(1, 'eth_chainId'))).status).toBe(200);
   });
+
+  it('exclusive: a change of the chain waits for the requests at the node, and holds the new ones until it is done', async () => {
+    // A slow node behind the proxy keeps a request "at the node" for 300 ms.
+    const slowNode = await startFaultyRpc({ upstream: anvil.rpcUrl, faults: { latencyMs: 300 } });
+    const front = await startFaultyRpc({ upstream: slowNode.url });
+    try {
+      const blockNumber = async (url: string) =>
+        Number(((await post(url, call(1, 'eth_blockNumber'))).body as { result: string }).result);
+      const head = await blockNumber(anvil.rpcUrl);
+      // Without the wait, the block would be mined while the first request is at the slow node.
+      const before = blockNumber(front.url);
+      await new Promise((r) => setTimeout(r, 50));
+      const change = front.exclusive(() => post(anvil.rpcUrl, call(1, 'anvil_mine', ['0x1'])));
+      await new Promise((r) => setTimeout(r, 10));
+      const after = blockNumber(front.url);
+      expect(await Promise.all([before, after])).toEqual([head, head + 1]);
+      await change;
+    } finally {
+      await front.close();
+      await slowNode.close();
+    }
+  });
 });

@@ -29,6 +29,13 @@ export interface FaultyRpc {
   stats: FaultyRpcStats;
   /** Replaces the faults given (keys left out stay as they are; `undefined` turns one off). */
   setFaults(faults: Partial<RpcFaults>): void;
+  /**
+   * Runs `fn` (a change of the node's chain: mining, a revert) while no request of the proxy's
+   * clients is at the node: those on their way there are answered first, new ones wait for `fn`.
+   * A real node imports a block atomically; anvil answers a read of its newest block with the
+   * state of the block it is mining at that moment, which this keeps its clients from seeing.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
   faults(): RpcFaults;
   close(): Promise<void>;
 }
@@ -55,6 +62,10 @@ export async function startFaultyRpc(opts: {
   let refilledAt = Date.now();
   // Blocks near the head whose logs were asked for once already (lagging node).
   const executed = new Set<number>();
+  // exclusive(): requests at the node now, and the change that new ones wait for.
+  let atNode = 0;
+  let idle: (() => void) | undefined;
+  let gate: Promise<unknown> | undefined;
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -177,13 +188,21 @@ export async function startFaultyRpc(opts: {
   }
 
   async function upstream(calls: Call[]): Promise<Answer[]> {
+    while (gate) await gate.catch(() => undefined);
     const batch = calls.map((c, i) => ({ jsonrpc: '2.0', id: i, method: c.method, params: c.params ?? [] }));
-    const response = await fetch(opts.upstream, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(batch),
-    });
-    const answers = (await response.json()) as Answer[];
+    atNode++;
+    let answers: Answer[];
+    try {
+      const response = await fetch(opts.upstream, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(batch),
+      });
+      answers = (await response.json()) as Answer[];
+    } finally {
+      atNode--;
+      if (atNode === 0) idle?.();
+    }
     const byId = new Map(answers.map((a) => [a.id, a]));
     return calls.map((c, i) => ({ ...byId.get(i)!, id: c.id }));
   }
@@ -211,6 +230,23 @@ export async function startFaultyRpc(opts: {
       }
     },
     faults: () => faults,
+    async exclusive(fn) {
+      while (gate) await gate.catch(() => undefined);
+      const run = (async () => {
+        if (atNode > 0)
+          await new Promise<void>((resolve) => {
+            idle = resolve;
+          });
+        idle = undefined;
+        return fn();
+      })();
+      gate = run;
+      try {
+        return await run;
+      } finally {
+        gate = undefined;
+      }
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

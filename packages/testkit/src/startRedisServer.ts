@@ -19,11 +19,12 @@ wait "$pid" 2>/dev/null
 exit 0`;
 
 /**
- * A Redis of a test's own (Debian's redis-server, nothing persisted) on a free port, for tests
- * that take Redis away; the run's shared Redis is never stopped.
+ * A Redis of a test's own (Debian's redis-server, nothing persisted) on a free port (or `port`,
+ * for a Redis that comes up where a service already looks for it), for tests that take Redis
+ * away; the run's shared Redis is never stopped.
  */
-export async function startRedisServer(): Promise<RedisServer> {
-  const port = await freePort();
+export async function startRedisServer(opts: { port?: number } = {}): Promise<RedisServer> {
+  const port = opts.port ?? (await freePort());
   const child = spawn('sh', ['-c', WATCH, 'sh', String(port)], { stdio: ['pipe', 'ignore', 'ignore'] });
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   let gone = false;

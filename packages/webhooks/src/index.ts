@@ -39,5 +39,6 @@ export {
   enqueueDelivery,
   enqueueFollowUps,
 } from './deliveryJob.ts';
+export { type QueueRedisMode, openWebhookQueue } from './openWebhookQueue.ts';
 export { keccak256Bytes, keccak256Utf8 } from './keccak256.ts';
 export { redactUrl } from './redactUrl.ts';

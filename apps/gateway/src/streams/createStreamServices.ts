@@ -5,22 +5,24 @@ import {
   createKafka,
   createStreamChangeAnnouncer,
   ensureTopics,
+  hoursToMs,
   kafkaClientLogger,
+  topicName,
 } from '@tributary/bus';
-import { TOPICS } from '@tributary/schema';
 import {
   type RedisConnectionOptions,
   envInt,
   kafkaEnv,
+  kafkaRetentionEnv,
   kafkaTopicsEnv,
   redisEnv,
   webhookQueueEnv,
   webhookUrlEnv,
 } from '@tributary/config';
 import type { ChainRegistry } from '@tributary/chains';
+import { TOPICS } from '@tributary/schema';
 import type { Pool } from '@tributary/db';
-import { WEBHOOK_QUEUE, createWebhookPoster } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { createWebhookPoster, openWebhookQueue } from '@tributary/webhooks';
 import { Partitioners } from 'kafkajs';
 import { createOutageLog, retryUntilDone } from '@tributary/runtime';
 import type { Logger } from 'pino';
@@ -34,6 +36,7 @@ const DAY_MS = 86_400_000;
 export const streamsEnv = {
   ...kafkaEnv,
   ...kafkaTopicsEnv,
+  KAFKA_CHANGES_RETENTION_HOURS: kafkaRetentionEnv.KAFKA_CHANGES_RETENTION_HOURS,
   ...redisEnv,
   ...webhookQueueEnv,
   ...webhookUrlEnv,
@@ -52,6 +55,8 @@ export async function createStreamServices(opts: {
     KAFKA_BROKERS: string[];
     KAFKA_CLIENT_ID: string;
     KAFKA_TOPIC_PREFIX: string;
+    /** retention.ms of the change topic, set once the producer connects (unset: left as it is). */
+    KAFKA_CHANGES_RETENTION_HOURS?: number;
     WEBHOOK_QUEUE_PREFIX: string;
     ALLOW_PRIVATE_WEBHOOK_URLS: boolean;
     WEBHOOK_REQUIRE_HTTPS: boolean;
@@ -68,6 +73,8 @@ export async function createStreamServices(opts: {
   chains: ChainRegistry;
   cursorSecret: string;
   logger: Logger;
+  /** The delivery queue's Redis connection failed while it was set up: it never works again. */
+  onRedisBroken: (err: unknown) => void;
   /** What one stream body and one account may hold (default: the documented defaults). */
   limits?: { stream: StreamLimits; quotas: AccountQuotas };
 }): Promise<{ deps: StreamRouteDeps; close: () => Promise<void> }> {
@@ -89,12 +96,21 @@ export async function createStreamServices(opts: {
   // The gateway does not need Kafka: it serves while the producer connects (with backoff, one log
   // line per outage); a stream change announced meanwhile waits for it, the call does not.
   const stopping = new AbortController();
+  // The change topic, with its copies and retention (made here, or found made by a producer with
+  // the broker's defaults), then the producer.
+  const changesRetentionHours = env.KAFKA_CHANGES_RETENTION_HOURS;
   const connected = retryUntilDone(
     async () => {
-      await ensureTopics(kafka, [{ topic: `${env.KAFKA_TOPIC_PREFIX}${TOPICS.streamChanges}` }], {
-        ...(opts.replication ? { replication: opts.replication } : {}),
-        logger: opts.logger,
-      });
+      await ensureTopics(
+        kafka,
+        [
+          {
+            topic: topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.streamChanges),
+            ...(changesRetentionHours === undefined ? {} : { retentionMs: hoursToMs(changesRetentionHours) }),
+          },
+        ],
+        { ...(opts.replication ? { replication: opts.replication } : {}), logger: opts.logger },
+      );
       await producer.connect();
     },
     {
@@ -109,9 +125,11 @@ export async function createStreamServices(opts: {
     ready: connected,
     outage: kafkaOutage,
   });
-  const deliveryQueue = new Queue(WEBHOOK_QUEUE, {
-    connection: { ...opts.redis, maxRetriesPerRequest: null },
+  const deliveryQueue = openWebhookQueue({
+    redis: opts.redis,
     prefix: env.WEBHOOK_QUEUE_PREFIX,
+    mode: 'waits',
+    onBroken: opts.onRedisBroken,
   });
   // Test webhooks leave through the sender's own client, under the same policy.
   const webhookPoster = createWebhookPoster({

@@ -1,4 +1,11 @@
-import { type HistoryItem, deliveryStats, getStream, listHistory, prepareReplay } from '@tributary/db';
+import {
+  type HistoryItem,
+  deliveriesRetainedSince,
+  deliveryStats,
+  getStream,
+  listHistory,
+  prepareReplay,
+} from '@tributary/db';
 import { enqueueDelivery } from '@tributary/webhooks';
 import { historyQuery } from '@tributary/schema';
 import type { Router } from 'express';
@@ -50,14 +57,18 @@ export function addHistoryRoutes(router: Router, deps: StreamRouteDeps): void {
     const excludePayload = q.excludePayload === 'true';
     const binding = deps.cursors.bind('history', { account: account.id, limit, streamId });
     const state = q.cursor ? deps.cursors.decode(binding, q.cursor, historyKey) : undefined;
-    const { items, total } = await listHistory(deps.pool, account.id, {
-      limit,
-      ...(streamId ? { streamId } : {}),
-      ...(state ? { before: state.key } : {}),
-    });
+    const [{ items, total }, retainedSince] = await Promise.all([
+      listHistory(deps.pool, account.id, {
+        limit,
+        ...(streamId ? { streamId } : {}),
+        ...(state ? { before: state.key } : {}),
+      }),
+      deliveriesRetainedSince(deps.pool),
+    ]);
     const body: Record<string, unknown> = {
       result: items.map((i) => formatHistory(i, !excludePayload)),
       total,
+      retainedSince: retainedSince?.toISOString() ?? null,
     };
     const page = state?.page ?? 0;
     const last = items[items.length - 1];

@@ -74,6 +74,7 @@ beforeAll(async () => {
     chainId: 31337,
     blockNumber: 5,
     blockHash: `0x${'5'.repeat(64)}`,
+    blockTimestamp: 1,
     confirmed: false,
     body,
     status: 'pending',

@@ -5,10 +5,15 @@ import { createChainRegistry } from '@tributary/chains';
 import {
   type Pool,
   createAccountWithKey,
+  createDeliveryDay,
   createPool,
+  dropDeliveryDay,
   insertDelivery,
   migrate,
+  recordAttempt,
+  recordDeliveredMany,
   terminateStaleErrorStreams,
+  withTransaction,
 } from '@tributary/db';
 import { erc20TransferEventAbi } from '@tributary/evm';
 import { createLogger, createHealth, createMetrics } from '@tributary/runtime';
@@ -147,6 +152,9 @@ beforeAll(async () => {
     chains,
     cursorSecret: 'test-cursor-secret-0123456789',
     logger,
+    onRedisBroken: (err) => {
+      throw err; // an unhandled rejection: the test run reports it
+    },
   });
   closeServices = services.close;
   const app = createApp({
@@ -383,6 +391,7 @@ describe('stream routes', () => {
       chainId: 31337,
       blockNumber: 5,
       blockHash: `0x${'5'.repeat(64)}`,
+      blockTimestamp: 1,
       confirmed: false,
       body,
       status: 'pending',
@@ -407,6 +416,7 @@ describe('stream routes', () => {
     expect((await call('GET', `/history?limit=10&streamId=${id}`, undefined, keyB)).body).toEqual({
       result: [],
       total: 0,
+      retainedSince: null,
     });
     const replay = await call('POST', `/history/replay/${id}/${d.id}`);
     expect(replay.body).toMatchObject({ id: d.id, status: 'pending' });
@@ -421,6 +431,80 @@ describe('stream routes', () => {
       totalTxsInternalProcessed: 0,
     });
     expect((await call('GET', '/stats')).status).toBe(200);
+  });
+
+  it('says how far back the history reaches once retention removed a day, and still lists and replays what it kept', async () => {
+    const id = (await call('PUT', '/streams/evm', streamBody())).body['id'] as string;
+    await withTransaction(pool, (client) => createDeliveryDay(client, '2020-02-20', 5_000));
+    const timestamp = Math.floor(Date.parse('2020-02-20T10:00:00Z') / 1000);
+    const ids: string[] = [];
+    for (const n of [7, 8]) {
+      const hash = `0x${String(n).repeat(64)}`;
+      const stored = await insertDelivery(pool, {
+        id: crypto.randomUUID(),
+        streamId: id,
+        chainId: 31337,
+        blockNumber: n,
+        blockHash: hash,
+        blockTimestamp: timestamp,
+        confirmed: false,
+        body: JSON.stringify({
+          confirmed: false,
+          chainId: '0x7a69',
+          abi: [],
+          streamId: id,
+          tag: 'tag-1',
+          retries: 0,
+          block: { number: String(n), hash, timestamp: String(timestamp) },
+          logs: [],
+          txs: [],
+        }),
+        status: 'pending',
+        logsCount: 3,
+        txsCount: 1,
+      });
+      ids.push(stored.id);
+    }
+    await recordDeliveredMany(pool, [{ deliveryId: ids[0] as string, statusCode: 200, latencyMs: 4 }]);
+    await recordAttempt(pool, {
+      deliveryId: ids[1] as string,
+      statusCode: 500,
+      latencyMs: 4,
+      error: 'HTTP 500',
+      newStatus: 'failed',
+    });
+    expect((await call('GET', `/history?limit=10&streamId=${id}`)).body).toMatchObject({
+      total: 2,
+      retainedSince: null,
+    });
+
+    // The day's time is up: its delivered webhook goes, its failed one is kept.
+    await withTransaction(pool, (client) =>
+      dropDeliveryDay(client, '2020-02-20', {
+        failedCutoff: new Date(0),
+        moveLimit: 100,
+        lockTimeoutMs: 5_000,
+      }),
+    );
+    const history = await call('GET', `/history?limit=10&streamId=${id}`);
+    expect(history.body).toMatchObject({
+      total: 1,
+      retainedSince: '2020-02-21T00:00:00.000Z',
+      result: [{ id: ids[1], status: 'failed', attempts: 1, errorMessage: 'HTTP 500' }],
+    });
+    expect(history.body['result']).toHaveLength(1);
+    expect((await call('POST', `/history/replay/${id}/${ids[1]}`)).body).toMatchObject({
+      id: ids[1],
+      status: 'pending',
+    });
+    // What was delivered is still counted.
+    expect((await call('GET', `/stats/${id}`)).body).toEqual({
+      totalWebhooksDelivered: 1,
+      totalWebhooksFailed: 1,
+      totalLogsProcessed: 3,
+      totalTxsProcessed: 1,
+      totalTxsInternalProcessed: 0,
+    });
   });
 
   it('answers 404 for a replayed delivery id that is not a uuid (it reached the uuid cast: 500)', async () => {

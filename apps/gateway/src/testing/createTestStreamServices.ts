@@ -51,6 +51,9 @@ export async function createTestStreamServices(
     chains: createChainRegistry(),
     cursorSecret: 'test-cursor-secret-0123456789',
     logger,
+    onRedisBroken: (err) => {
+      throw err; // an unhandled rejection: the test run reports it
+    },
     ...(opts.limits ? { limits: opts.limits } : {}),
   });
   return {

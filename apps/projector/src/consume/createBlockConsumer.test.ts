@@ -289,6 +289,12 @@ describe('createBlockConsumer', () => {
     await until('the first consumer is projecting', async () => (await projectedState(pool)).blocks >= 2);
     const second = await startConsumer(t, projector); // joins the group: a rebalance mid-batch
     await atEnd(t, ['12', '12']);
+    // Each member knows what it holds (its watchdog counts only that lag).
+    const held = () => [first, second].map((s) => s.consumer.assignedPartitions());
+    await until(
+      'each member holding one partition',
+      async () => JSON.stringify(held().sort()) === '[[0],[1]]',
+    );
     await first.consumer.stop();
     await second.consumer.stop();
     expect(await projectedState(pool)).toEqual(expectedState(range(24)));

@@ -12,6 +12,11 @@ export interface BlockConsumer {
   /** Stops fetching, lets the in-flight transactions finish and commit, then leaves the group. */
   stop(): Promise<void>;
   isConnected(): boolean;
+  /**
+   * The partitions of the topic this member holds since the group's last rebalance (none: a
+   * standby); undefined until it first joined.
+   */
+  assignedPartitions(): readonly number[] | undefined;
 }
 
 /**
@@ -40,6 +45,8 @@ export function createBlockConsumer(deps: {
   /** kafkajs crashed and will not restart the consumer. */
   onFatal: (err: unknown) => void;
   maxBytesPerPartition?: number;
+  /** The group session's timeout: how soon a standby takes over from a member that died. */
+  sessionTimeoutMs?: number;
   /** Message bytes projected in one transaction (a fetch is split into such chunks). */
   maxTransactionBytes?: number;
   /** Upper bound of the wait between two attempts after a failure. */
@@ -51,6 +58,7 @@ export function createBlockConsumer(deps: {
   const { consumer, isConnected, setConnected } = createGroupConsumer(deps.kafka, {
     groupId: deps.groupId,
     maxBytesPerPartition: deps.maxBytesPerPartition,
+    sessionTimeoutMs: deps.sessionTimeoutMs,
   });
   const { logger } = deps;
 
@@ -102,7 +110,9 @@ export function createBlockConsumer(deps: {
   });
 
   let stopping = false;
+  let assigned: number[] | undefined;
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    assigned = payload.memberAssignment[deps.topic] ?? [];
     pipeline.reset();
     deps.gapGuard?.joined(payload.memberAssignment);
     // kafkajs emits no CONNECT when it restarts a crashed consumer: joining is being connected.
@@ -138,6 +148,7 @@ export function createBlockConsumer(deps: {
 
   return {
     isConnected,
+    assignedPartitions: () => assigned,
     async start() {
       await consumer.connect();
       setConnected(true);

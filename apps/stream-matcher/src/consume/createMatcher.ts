@@ -9,6 +9,7 @@ import {
   createKafka,
   type TopicReplication,
   createLagProbe,
+  groupSession,
   ensureTopics,
   jsonCodec,
   kafkaClientLogger,
@@ -22,9 +23,8 @@ import {
 } from '@tributary/runtime';
 import { TOPICS, type BlockEvent, streamChange } from '@tributary/schema';
 import type { StreamStatus } from '@tributary/stream-rules';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
 import type { RedisConnectionOptions } from '@tributary/config';
+import { openWebhookQueue } from '@tributary/webhooks';
 import { type Consumer, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
 import type { Logger } from 'pino';
 import { BlockContentsUnavailableError } from '../complete/createBlockCompleter.ts';
@@ -41,6 +41,10 @@ export interface MatcherOptions {
     clientId: string;
     topicPrefix: string;
     groupId: string;
+    /** The group session's timeout: how soon a standby takes over from a member that died. */
+    sessionTimeoutMs?: number;
+    /** retention.ms of the topics it makes or finds (KAFKA_*_RETENTION_HOURS); unset: left as they are. */
+    retentionMs?: { blocks: number; changes: number; deadLetters: number };
     /** How the topics it creates are replicated (default: a single broker's 1 and 1). */
     replication?: TopicReplication;
   };
@@ -109,9 +113,11 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   const deadLetterTopic = `${opts.kafka.topicPrefix}${DEAD_LETTER_TOPIC}`;
   // The enqueue is the fast path only (the rows are the outbox): with no offline queue it fails
   // at once while Redis is away, instead of holding the block until Redis is back.
-  const queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { ...opts.redis, maxRetriesPerRequest: 1, enableOfflineQueue: false },
+  const queue = openWebhookQueue({
+    redis: opts.redis,
     prefix: opts.queuePrefix,
+    mode: 'failsFast',
+    onBroken: (err) => fatal('the webhook queue lost Redis while it was set up', err),
   });
   const redisOutage = createOutageLog(logger, 'redis (fast-path enqueue; the relay delivers meanwhile)');
   queue.on('error', (err) => redisOutage.failed(err));
@@ -159,13 +165,16 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     logger,
     ...(opts.onGap ? { onGap: opts.onGap } : {}),
   });
+  // The partitions of the block topic this member holds (none: a standby); undefined until it joined.
+  let assigned: number[] | undefined;
   const watchdog = createProgressWatchdog({
     name: 'block consumer',
     logger,
     stallMs: opts.watchdog?.stallMs ?? 60_000,
     exitAfterMs: opts.watchdog?.exitAfterMs ?? 180_000,
     intervalMs: opts.watchdog?.intervalMs,
-    backlog: () => lagProbe.lag(),
+    // Its own partitions' lag: a standby holds none, and is never stalled by the work of the active member.
+    backlog: () => lagProbe.lag(assigned),
     onStalled: (reason) => fatal(`stalled: ${reason}`),
   });
 
@@ -201,7 +210,11 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     groupId: changesGroupId,
     maxWaitTimeInMs: 200,
   });
-  const blocks: Consumer = kafka.consumer({ groupId: opts.kafka.groupId, maxWaitTimeInMs: 500 });
+  const blocks: Consumer = kafka.consumer({
+    groupId: opts.kafka.groupId,
+    maxWaitTimeInMs: 500,
+    ...groupSession(opts.kafka.sessionTimeoutMs),
+  });
   let isReady = false;
 
   // Every block of a fetched batch was published before the fetch; kafkajs starts processing a
@@ -209,7 +222,10 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   // first block, sees every change committed before any block of the batch was published: at the
   // head that is a check per block, while catching up one per few hundred blocks.
   let checkDue = true;
-  blocks.on(blocks.events.GROUP_JOIN, ({ payload }) => gapGuard.joined(payload.memberAssignment));
+  blocks.on(blocks.events.GROUP_JOIN, ({ payload }) => {
+    assigned = payload.memberAssignment[blocksTopic] ?? [];
+    gapGuard.joined(payload.memberAssignment);
+  });
   blocks.on(blocks.events.START_BATCH_PROCESS, () => {
     checkDue = true;
   });
@@ -259,12 +275,21 @@ export function createMatcher(opts: MatcherOptions): Matcher {
 
   return {
     async start(untilUp = <T>(_what: string, step: () => Promise<T>) => step()) {
-      await untilUp('kafka (topics)', () =>
-        ensureTopics(kafka, [{ topic: changesTopic }, { topic: blocksTopic }, { topic: deadLetterTopic }], {
-          ...(opts.kafka.replication ? { replication: opts.kafka.replication } : {}),
-          logger,
-        }),
-      );
+      await untilUp('kafka (topics)', async () => {
+        const retention = opts.kafka.retentionMs;
+        await ensureTopics(
+          kafka,
+          [
+            { topic: changesTopic, ...(retention ? { retentionMs: retention.changes } : {}) },
+            { topic: blocksTopic, ...(retention ? { retentionMs: retention.blocks } : {}) },
+            { topic: deadLetterTopic, ...(retention ? { retentionMs: retention.deadLetters } : {}) },
+          ],
+          {
+            ...(opts.kafka.replication ? { replication: opts.kafka.replication } : {}),
+            logger,
+          },
+        );
+      });
       const startOffsets = await untilUp('kafka (offsets)', () => fetchEndOffsets(kafka, changesTopic));
       await untilUp('postgres (streams)', () => store.loadAll());
       await opts.afterStreamsLoaded?.();

@@ -1,9 +1,9 @@
-import { type DeliveryOutcome, WEBHOOK_QUEUE, enqueueFollowUps } from '@tributary/webhooks';
+import { type DeliveryOutcome, WEBHOOK_QUEUE, enqueueFollowUps, openWebhookQueue } from '@tributary/webhooks';
 import { setDeliveriesAside, setDeliveryJobs } from '@tributary/db';
 import { type WebhookJob, webhookJob } from '@tributary/schema';
 import { createOutageLog } from '@tributary/runtime';
 import type { RedisConnectionOptions } from '@tributary/config';
-import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import { type AttemptDeps, attemptDelivery, createDeliveryStore, slowEndpointMs } from './attemptDelivery.ts';
 import { createEndpointSlots } from './createEndpointSlots.ts';
 import { createOwnFailureJudge } from './judgeOwnFailure.ts';
@@ -57,6 +57,8 @@ export function createDeliveryWorker(
     onJobDone?: () => void;
     /** Tries of a failure of ours of unknown cause before its delivery is set aside (default 5). */
     unknownAttempts?: number;
+    /** A Redis connection of the worker failed while it was set up: it never works again. */
+    onRedisBroken: (err: unknown) => void;
   },
 ): DeliveryWorker {
   const schedule = deps.retryScheduleMs;
@@ -71,8 +73,12 @@ export function createDeliveryWorker(
     limit: Math.max(1, Math.floor(deps.concurrency / 2)),
   });
   const attemptDeps = { ...deps, store, slots };
-  const connection = { ...deps.redis, maxRetriesPerRequest: null };
-  const followUps = new Queue(WEBHOOK_QUEUE, { connection, prefix: deps.queuePrefix });
+  const followUps = openWebhookQueue({
+    redis: deps.redis,
+    prefix: deps.queuePrefix,
+    mode: 'waits',
+    onBroken: deps.onRedisBroken,
+  });
   const ownFailures = createOwnFailureJudge({ unknownAttempts: deps.unknownAttempts });
 
   /**
@@ -249,7 +255,7 @@ export function createDeliveryWorker(
       }
     },
     {
-      connection,
+      connection: { ...deps.redis, maxRetriesPerRequest: null },
       prefix: deps.queuePrefix,
       concurrency: deps.concurrency,
       lockDuration: deps.lockDurationMs,
@@ -267,6 +273,10 @@ export function createDeliveryWorker(
   // BullMQ reports its Redis connection errors here, many per outage: logged once each outage.
   const redisOutage = createOutageLog(deps.logger, 'redis (webhook queue)');
   worker.on('error', (err) => redisOutage.failed(err));
+  // The worker sets its connections up as the queue does (see openWebhookQueue).
+  worker.waitUntilReady().catch((err: unknown) => {
+    if (!worker.closing) deps.onRedisBroken(err);
+  });
   worker.on('ready', () => redisOutage.ok());
   worker.on('completed', () => {
     redisOutage.ok();

@@ -1,6 +1,7 @@
 import { type Pool, countDeliveriesByStatus, countStreamsByStatus } from '@tributary/db';
 import { Counter, Gauge, Histogram, type Registry } from '@tributary/runtime';
 import type { Queue } from 'bullmq';
+import type { MaintenancePass } from '../retention/createDeliveryMaintenance.ts';
 
 /** The outcome of one attempt that reached the receiver (or tried to): the label of the attempt metrics. */
 type AttemptOutcome = 'delivered' | 'retry' | 'gave_up' | 'held';
@@ -8,6 +9,8 @@ type AttemptOutcome = 'delivered' | 'retry' | 'gave_up' | 'held';
 export interface SenderMetrics {
   /** One POST made, with its outcome and how long it took. */
   attempt(outcome: AttemptOutcome, latencyMs: number): void;
+  /** What a retention pass made, dropped, moved and removed. */
+  retention(pass: MaintenancePass): void;
 }
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed'] as const;
@@ -84,10 +87,40 @@ export function createSenderMetrics(
       this.set(sources.saturatedEndpoints());
     },
   });
+  const days = new Counter({
+    name: 'tributary_retention_days_total',
+    help: 'Day partitions of the deliveries made ahead (created) and dropped once their time was up (dropped)',
+    labelNames: ['change'],
+    registers: [registry],
+  });
+  const removed = new Counter({
+    name: 'tributary_retention_deliveries_removed_total',
+    help: 'Deliveries removed by retention (with a dropped day, or expired from the kept rows), by status',
+    labelNames: ['status'],
+    registers: [registry],
+  });
+  const kept = new Counter({
+    name: 'tributary_retention_deliveries_kept_total',
+    help: 'Deliveries of a dropped day kept (pending, or held and failed not expired yet), by status',
+    labelNames: ['status'],
+    registers: [registry],
+  });
   return {
     attempt(outcome, latencyMs) {
       attempts.inc({ outcome });
       duration.observe({ outcome }, latencyMs / 1000);
+    },
+    retention(pass) {
+      days.inc({ change: 'created' }, pass.created.length);
+      days.inc({ change: 'dropped' }, pass.dropped.length);
+      const gone = { ...pass.expired };
+      for (const d of pass.dropped) {
+        gone.delivered += d.removed.delivered;
+        gone.held += d.removed.held;
+        gone.failed += d.removed.failed;
+        for (const [status, n] of Object.entries(d.kept)) kept.inc({ status }, n);
+      }
+      for (const [status, n] of Object.entries(gone)) removed.inc({ status }, n);
     },
   };
 }

@@ -86,14 +86,23 @@ export async function insertTestStream(
   return id;
 }
 
-/** A pending unconfirmed delivery of block `blockNumber` (hash derived from it) to a stream; returns its id. */
-export async function insertTestDelivery(pool: Pool, streamId: string, blockNumber: number): Promise<string> {
+/**
+ * A pending unconfirmed delivery of block `blockNumber` (hash derived from it), timestamped
+ * `blockTimestamp` (Unix seconds), to a stream; returns its id.
+ */
+export async function insertTestDelivery(
+  pool: Pool,
+  streamId: string,
+  blockNumber: number,
+  blockTimestamp = 1_700_000_000 + blockNumber,
+): Promise<string> {
   const d = await insertDelivery(pool, {
     id: randomUUID(),
     streamId,
     chainId: 31337,
     blockNumber,
     blockHash: `0x${blockNumber.toString(16).padStart(64, '0')}`,
+    blockTimestamp,
     confirmed: false,
     body: JSON.stringify({ confirmed: false, block: { number: String(blockNumber) }, retries: 0 }),
     status: 'pending',

@@ -65,6 +65,7 @@ const delivery = (id: string, streamId: string, n: number, status: 'pending' | '
     chainId: 31337,
     blockNumber: n,
     blockHash: `0x${n.toString(16).padStart(64, '0')}`,
+    blockTimestamp: 1_700_000_000 + n,
     confirmed: false,
     body: JSON.stringify({
       chainId: '0x7a69',

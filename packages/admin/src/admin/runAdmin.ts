@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { createKafka } from '@tributary/bus';
 import { type Pool, type StreamStatus, createPool } from '@tributary/db';
 import { redisConnection } from '@tributary/config';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { openWebhookQueue } from '@tributary/webhooks';
+import type { Queue } from 'bullmq';
 import { CommandFailure, UsageError, uuidArg } from './adminErrors.ts';
 import {
   backfillCancelCommand,
@@ -127,14 +127,11 @@ export async function runAdmin(
         noMore();
         // One connection try, one try per command, no offline queue: a Redis that is down fails
         // the command before the delivery is touched, instead of hanging it.
-        queue = new Queue(WEBHOOK_QUEUE, {
-          connection: {
-            ...redisConnection(env),
-            maxRetriesPerRequest: 1,
-            enableOfflineQueue: false,
-            retryStrategy: () => null,
-          },
+        queue = openWebhookQueue({
+          redis: redisConnection(env),
           prefix: env.WEBHOOK_QUEUE_PREFIX,
+          mode: 'once',
+          onBroken: () => undefined, // waitUntilReady below throws it
         });
         queue.on('error', () => undefined); // the failing command reports it
         await queue.waitUntilReady();

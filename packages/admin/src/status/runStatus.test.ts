@@ -88,6 +88,7 @@ beforeAll(async () => {
       chainId: 31337,
       blockNumber: n,
       blockHash: `0x${n.toString(16).padStart(64, '0')}`,
+      blockTimestamp: 1_700_000_000 + n,
       confirmed: false,
       body: '{}',
       status,

@@ -1,8 +1,7 @@
 import { createKafka } from '@tributary/bus';
 import { createPool } from '@tributary/db';
 import { redisConnection } from '@tributary/config';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { openWebhookQueue } from '@tributary/webhooks';
 import { formatStatus } from './formatStatus.ts';
 import { judgeStatus } from './judgeStatus.ts';
 import { type StatusSnapshot, readStatus } from './readStatus.ts';
@@ -20,9 +19,11 @@ export async function runStatus(env: StatusEnv, windowMs: number): Promise<Statu
   const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: `${env.KAFKA_CLIENT_ID}-status` });
   const admin = kafka.admin({ retry: { retries: 0 } });
   // No offline queue and one try per command: a Redis that is down is reported, not waited for.
-  const queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { ...redisConnection(env), maxRetriesPerRequest: 1, enableOfflineQueue: false },
+  const queue = openWebhookQueue({
+    redis: redisConnection(env),
     prefix: env.WEBHOOK_QUEUE_PREFIX,
+    mode: 'failsFast',
+    onBroken: () => undefined, // its reads fail: reported as an unreadable source
   });
   queue.on('error', () => undefined); // reported as an unreadable source
   try {

@@ -1,7 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { type WebhookSecrets, webhookSecretColumns, webhookSecretsOf } from '../accounts/webhookSecrets.ts';
-import { bytesToHex, hexToBytes } from '../bytes.ts';
-import { withTransaction } from '../withTransaction.ts';
+import { hexToBytes } from '../bytes.ts';
 
 type Db = Pool | PoolClient;
 
@@ -13,6 +12,11 @@ export interface NewDelivery {
   chainId: number;
   blockNumber: number;
   blockHash: string;
+  /**
+   * The block's timestamp (Unix seconds), as its header and the webhook body carry it: the
+   * partition key, so that every insert of one block's delivery meets the row already there.
+   */
+  blockTimestamp: number;
   confirmed: boolean;
   /** A removal notice (unconfirmed data of an orphaned block retracted); confirmed is then false. */
   removal?: boolean;
@@ -33,9 +37,9 @@ export interface NewDelivery {
  */
 export async function insertDelivery(db: Db, d: NewDelivery): Promise<StoredDelivery> {
   const ins = await db.query<{ id: string; status: DeliveryStatus; job_id: string | null }>(
-    `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id, removal)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-     ON CONFLICT (stream_id, chain_id, block_hash, confirmed, removal) DO NOTHING RETURNING id, status, job_id`,
+    `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id, removal, block_time)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_timestamp($13::bigint))
+     ON CONFLICT (stream_id, chain_id, block_hash, confirmed, removal, block_time) DO NOTHING RETURNING id, status, job_id`,
     [
       d.id,
       d.streamId,
@@ -49,6 +53,7 @@ export async function insertDelivery(db: Db, d: NewDelivery): Promise<StoredDeli
       d.txsCount,
       d.jobId ?? null,
       d.removal ?? false,
+      d.blockTimestamp,
     ],
   );
   const stored = (r: { id: string; status: DeliveryStatus; job_id: string | null }, created: boolean) => ({
@@ -60,8 +65,9 @@ export async function insertDelivery(db: Db, d: NewDelivery): Promise<StoredDeli
   if (ins.rows[0]) return stored(ins.rows[0], true);
   const { rows } = await db.query<{ id: string; status: DeliveryStatus; job_id: string | null }>(
     `SELECT id, status, job_id FROM deliveries
-      WHERE stream_id = $1 AND chain_id = $2 AND block_hash = $3 AND confirmed = $4 AND removal = $5`,
-    [d.streamId, d.chainId, hexToBytes(d.blockHash), d.confirmed, d.removal ?? false],
+      WHERE stream_id = $1 AND chain_id = $2 AND block_hash = $3 AND confirmed = $4 AND removal = $5
+        AND block_time = to_timestamp($6::bigint)`,
+    [d.streamId, d.chainId, hexToBytes(d.blockHash), d.confirmed, d.removal ?? false, d.blockTimestamp],
   );
   return stored(rows[0]!, false);
 }
@@ -99,18 +105,22 @@ export async function insertDeliveries(
     created: boolean;
   }>(
     `WITH input AS (
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::bigint[], $5::bytea[], $6::boolean[],
-                            $7::text[], $8::text[], $9::int[], $10::int[], $11::text[], $12::boolean[])
-         AS t(id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id, removal)),
+       SELECT id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count,
+              job_id, removal, to_timestamp(block_timestamp) AS block_time
+         FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::bigint[], $5::bytea[], $6::boolean[],
+                     $7::text[], $8::text[], $9::int[], $10::int[], $11::text[], $12::boolean[], $13::bigint[])
+           AS t(id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count,
+                job_id, removal, block_timestamp)),
      ins AS (
-       INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id, removal)
-       SELECT * FROM input ON CONFLICT (stream_id, chain_id, block_hash, confirmed, removal) DO NOTHING
+       INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count,
+                               txs_count, job_id, removal, block_time)
+       SELECT * FROM input ON CONFLICT (stream_id, chain_id, block_hash, confirmed, removal, block_time) DO NOTHING
        RETURNING stream_id, confirmed, removal, id, status, job_id)
      SELECT stream_id, confirmed, removal, id, status, job_id, true AS created FROM ins
      UNION ALL
      SELECT d.stream_id, d.confirmed, d.removal, d.id, d.status, d.job_id, false FROM deliveries d JOIN input i
        ON d.stream_id = i.stream_id AND d.chain_id = i.chain_id AND d.block_hash = i.block_hash
-      AND d.confirmed = i.confirmed AND d.removal = i.removal`,
+      AND d.confirmed = i.confirmed AND d.removal = i.removal AND d.block_time = i.block_time`,
     [
       list.map((d) => d.id),
       list.map((d) => d.streamId),
@@ -124,6 +134,7 @@ export async function insertDeliveries(
       list.map((d) => d.txsCount),
       list.map((d) => d.jobId ?? null),
       list.map((d) => d.removal ?? false),
+      list.map((d) => d.blockTimestamp),
     ],
   );
   for (const r of rows)
@@ -205,35 +216,6 @@ export async function getDeliveriesToSend(
   );
 }
 
-/**
- * Pending and held deliveries per stream (`x-queue-size`), for many streams in one query. A plain
- * index scan, not a bitmap one: it marks the index entries of delivered rows dead as it passes
- * them, so the next count skips them; a bitmap scan visits each of them again until the next
- * vacuum (hundreds of thousands at a few thousand deliveries a second).
- */
-export async function countQueuedDeliveries(
-  pool: Pool,
-  streamIds: readonly string[],
-): Promise<Map<string, number>> {
-  const rows = await withTransaction(pool, async (client) => {
-    // One statement; JIT compilation (tens of ms once a long queue's estimate crosses its
-    // threshold) and parallel workers cost more than the count.
-    await client.query(
-      'SET LOCAL enable_bitmapscan = off; SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off',
-    );
-    const result = await client.query<{ stream_id: string; n: string }>({
-      name: 'queued-deliveries-v1',
-      text: `SELECT stream_id, count(*) AS n FROM deliveries
-              WHERE stream_id = ANY($1::uuid[]) AND status IN ('pending', 'held') GROUP BY stream_id`,
-      values: [streamIds],
-    });
-    return result.rows;
-  });
-  const out = new Map<string, number>(streamIds.map((id) => [id, 0]));
-  for (const r of rows) out.set(r.stream_id, Number(r.n));
-  return out;
-}
-
 /** Records one attempt and moves the delivery to its new status; the attempt number is allocated here. */
 export async function recordAttempt(
   db: Db,
@@ -249,9 +231,9 @@ export async function recordAttempt(
     `WITH d AS (
        UPDATE deliveries SET attempts = attempts + 1, status = $5, last_error = $4,
          delivered_at = CASE WHEN $5 = 'delivered' THEN now() ELSE delivered_at END
-       WHERE id = $1 RETURNING attempts)
-     INSERT INTO delivery_attempts (delivery_id, attempt, status_code, latency_ms, error)
-     SELECT $1, d.attempts, $2, $3, $4 FROM d RETURNING attempt AS attempts`,
+       WHERE id = $1 RETURNING attempts, block_time, stream_id)
+     INSERT INTO delivery_attempts (delivery_id, block_time, stream_id, attempt, status_code, latency_ms, error)
+     SELECT $1, d.block_time, d.stream_id, d.attempts, $2, $3, $4 FROM d RETURNING attempt AS attempts`,
     [a.deliveryId, a.statusCode, a.latencyMs, a.error, a.newStatus],
   );
   return rows[0]?.attempts ?? 0;
@@ -268,13 +250,14 @@ export async function recordDeliveredMany(
 ): Promise<void> {
   if (list.length === 0) return;
   await db.query({
-    name: 'delivered-many-v1',
+    name: 'delivered-many-v2',
     text: `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[]) AS t(id, status_code, latency_ms)),
      d AS (
        UPDATE deliveries SET attempts = deliveries.attempts + 1, status = 'delivered', last_error = NULL, delivered_at = now()
-       FROM input WHERE deliveries.id = input.id RETURNING deliveries.id, deliveries.attempts)
-     INSERT INTO delivery_attempts (delivery_id, attempt, status_code, latency_ms, error)
-     SELECT d.id, d.attempts, i.status_code, i.latency_ms, NULL FROM d JOIN input i ON i.id = d.id`,
+       FROM input WHERE deliveries.id = input.id
+       RETURNING deliveries.id, deliveries.attempts, deliveries.block_time, deliveries.stream_id)
+     INSERT INTO delivery_attempts (delivery_id, block_time, stream_id, attempt, status_code, latency_ms, error)
+     SELECT d.id, d.block_time, d.stream_id, d.attempts, i.status_code, i.latency_ms, NULL FROM d JOIN input i ON i.id = d.id`,
     values: [list.map((a) => a.deliveryId), list.map((a) => a.statusCode), list.map((a) => a.latencyMs)],
   });
 }
@@ -308,155 +291,4 @@ export async function releaseHeldDeliveries(db: Db, streamId: string, jobSuffix:
     [streamId, jobSuffix],
   );
   return rows.map((r) => r.id);
-}
-
-/**
- * Marks a delivery of an account's stream pending again for a replay, to be delivered by the job
- * `jobId`; undefined when not found.
- */
-export async function prepareReplay(
-  db: Db,
-  accountId: string,
-  streamId: string,
-  deliveryId: string,
-  jobId: string,
-): Promise<HistoryItem | undefined> {
-  const { rows } = await db.query<{ id: string }>(
-    `UPDATE deliveries d SET status = 'pending', job_id = $4, job_at = now() FROM streams s
-      WHERE d.id = $3 AND d.stream_id = $2 AND s.id = d.stream_id AND s.account_id = $1 RETURNING d.id`,
-    [accountId, streamId, deliveryId, jobId],
-  );
-  if (!rows[0]) return undefined;
-  const page = await listHistory(db, accountId, { limit: 1, deliveryId });
-  return page.items[0];
-}
-
-export interface HistoryItem {
-  id: string;
-  streamId: string;
-  chainId: number;
-  blockNumber: string;
-  blockHash: string;
-  confirmed: boolean;
-  status: DeliveryStatus;
-  attempts: number;
-  lastError: string | null;
-  body: string;
-  tag: string;
-  webhookUrl: string;
-  createdAt: Date;
-  createdAtKey: string;
-  deliveredAt: Date | null;
-}
-
-/** Deliveries of an account, newest first, keyset by (created_at, id). */
-export async function listHistory(
-  db: Db,
-  accountId: string,
-  q: { limit: number; streamId?: string; deliveryId?: string; before?: { createdAt: string; id: string } },
-): Promise<{ items: HistoryItem[]; total: number }> {
-  const params: unknown[] = [accountId];
-  const conds = ['s.account_id = $1'];
-  if (q.streamId) {
-    params.push(q.streamId);
-    conds.push(`d.stream_id = $${params.length}`);
-  }
-  if (q.deliveryId) {
-    params.push(q.deliveryId);
-    conds.push(`d.id = $${params.length}`);
-  }
-  const countWhere = conds.join(' AND ');
-  const countParams = [...params];
-  if (q.before) {
-    params.push(q.before.createdAt, q.before.id);
-    conds.push(`(d.created_at, d.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
-  }
-  params.push(q.limit);
-  const [page, count] = await Promise.all([
-    db.query<{
-      id: string;
-      stream_id: string;
-      chain_id: string;
-      block_number: string;
-      block_hash: Buffer;
-      confirmed: boolean;
-      status: DeliveryStatus;
-      attempts: number;
-      last_error: string | null;
-      body: string;
-      tag: string;
-      webhook_url: string;
-      created_at: Date;
-      created_at_key: string;
-      delivered_at: Date | null;
-    }>(
-      `SELECT d.id, d.stream_id, d.chain_id, d.block_number, d.block_hash, d.confirmed, d.status, d.attempts,
-              d.last_error, d.body, s.config->>'tag' AS tag, s.config->>'webhookUrl' AS webhook_url,
-              d.created_at, d.created_at::text AS created_at_key, d.delivered_at
-         FROM deliveries d JOIN streams s ON s.id = d.stream_id
-        WHERE ${conds.join(' AND ')} ORDER BY d.created_at DESC, d.id DESC LIMIT $${params.length}`,
-      params,
-    ),
-    db.query<{ n: string }>(
-      `SELECT count(*) AS n FROM deliveries d JOIN streams s ON s.id = d.stream_id WHERE ${countWhere}`,
-      countParams,
-    ),
-  ]);
-  return {
-    total: Number(count.rows[0]?.n ?? 0),
-    items: page.rows.map((r) => ({
-      id: r.id,
-      streamId: r.stream_id,
-      chainId: Number(r.chain_id),
-      blockNumber: r.block_number,
-      blockHash: bytesToHex(r.block_hash),
-      confirmed: r.confirmed,
-      status: r.status,
-      attempts: r.attempts,
-      lastError: r.last_error,
-      body: r.body,
-      tag: r.tag,
-      webhookUrl: r.webhook_url,
-      createdAt: r.created_at,
-      createdAtKey: r.created_at_key,
-      deliveredAt: r.delivered_at,
-    })),
-  };
-}
-
-export interface DeliveryStats {
-  totalWebhooksDelivered: number;
-  totalWebhooksFailed: number;
-  totalLogsProcessed: number;
-  totalTxsProcessed: number;
-  totalTxsInternalProcessed: number;
-}
-
-/** Delivered / failed webhook counts and processed items, for an account or one of its streams. */
-export async function deliveryStats(db: Db, accountId: string, streamId?: string): Promise<DeliveryStats> {
-  const params: unknown[] = [accountId];
-  let where = 's.account_id = $1';
-  if (streamId) {
-    params.push(streamId);
-    where += ' AND d.stream_id = $2';
-  }
-  const { rows } = await db.query<{ delivered: string; failed: string; logs: string; txs: string }>(
-    `SELECT count(*) FILTER (WHERE d.status = 'delivered') AS delivered,
-            (SELECT count(*) FROM delivery_attempts a JOIN deliveries d2 ON d2.id = a.delivery_id
-               JOIN streams s2 ON s2.id = d2.stream_id
-              WHERE s2.account_id = $1 ${streamId ? 'AND d2.stream_id = $2' : ''}
-                AND (a.status_code IS NULL OR a.status_code < 200 OR a.status_code > 299)) AS failed,
-            coalesce(sum(d.logs_count) FILTER (WHERE d.status = 'delivered'), 0) AS logs,
-            coalesce(sum(d.txs_count) FILTER (WHERE d.status = 'delivered'), 0) AS txs
-       FROM deliveries d JOIN streams s ON s.id = d.stream_id WHERE ${where}`,
-    params,
-  );
-  const r = rows[0];
-  return {
-    totalWebhooksDelivered: Number(r?.delivered ?? 0),
-    totalWebhooksFailed: Number(r?.failed ?? 0),
-    totalLogsProcessed: Number(r?.logs ?? 0),
-    totalTxsProcessed: Number(r?.txs ?? 0),
-    totalTxsInternalProcessed: 0,
-  };
 }

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { countAllDeliveries } from './deliveryCounts.ts';
 
 export interface DeliveryCounts {
   pending: number;
@@ -10,22 +11,20 @@ export interface DeliveryCounts {
 
 /**
  * Deliveries waiting to be sent, held (stream in error) and failed for good, over every stream:
- * partial-index scans (deliveries_pending, deliveries_failed), never the whole history.
+ * the counters (migration 073), and the first entry of each partition's index of pending rows.
  */
 export async function countDeliveriesByStatus(db: Pool | PoolClient): Promise<DeliveryCounts> {
-  const { rows } = await db.query<{ pending: string; held: string; failed: string; oldest: Date | null }>(
-    `SELECT count(*) FILTER (WHERE status = 'pending') AS pending,
-            count(*) FILTER (WHERE status = 'held') AS held,
-            (SELECT count(*) FROM deliveries WHERE status = 'failed') AS failed,
-            min(created_at) FILTER (WHERE status = 'pending') AS oldest
-       FROM deliveries WHERE status IN ('pending', 'held')`,
-  );
-  const r = rows[0];
+  const [counts, oldest] = await Promise.all([
+    countAllDeliveries(db),
+    db.query<{ oldest: Date | null }>(
+      `SELECT (SELECT created_at FROM deliveries WHERE status = 'pending' ORDER BY created_at LIMIT 1) AS oldest`,
+    ),
+  ]);
   return {
-    pending: Number(r?.pending ?? 0),
-    held: Number(r?.held ?? 0),
-    failed: Number(r?.failed ?? 0),
-    oldestPendingAt: r?.oldest ?? null,
+    pending: counts.pending,
+    held: counts.held,
+    failed: counts.failed,
+    oldestPendingAt: oldest.rows[0]?.oldest ?? null,
   };
 }
 

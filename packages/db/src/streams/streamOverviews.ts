@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { countStreamDeliveries } from './deliveryCounts.ts';
 import type { StreamStatus } from './streams.ts';
 
 type Db = Pool | PoolClient;
@@ -18,8 +19,7 @@ export interface StreamOverview {
 
 /**
  * Every stream of every account (or of one account, or in one status), oldest first, with its
- * pending, held and failed deliveries counted by the partial indexes (deliveries_pending,
- * deliveries_failed), never the whole history.
+ * pending, held and failed deliveries from the counters (migration 073), never the history.
  */
 export async function listStreamOverviews(
   db: Db,
@@ -42,36 +42,30 @@ export async function listStreamOverviews(
     tag: string | null;
     webhook_url: string | null;
     chain_ids: string[];
-    pending: string;
-    held: string;
-    failed: string;
   }>(
-    `SELECT s.id, s.account_id, s.status, s.config->>'tag' AS tag, s.config->>'webhookUrl' AS webhook_url,
-            s.chain_ids, coalesce(w.pending, 0) AS pending, coalesce(w.held, 0) AS held,
-            coalesce(f.failed, 0) AS failed
-       FROM streams s
-       LEFT JOIN (SELECT stream_id, count(*) FILTER (WHERE status = 'pending') AS pending,
-                         count(*) FILTER (WHERE status = 'held') AS held
-                    FROM deliveries WHERE status IN ('pending', 'held') GROUP BY stream_id) w
-              ON w.stream_id = s.id
-       LEFT JOIN (SELECT stream_id, count(*) AS failed FROM deliveries WHERE status = 'failed'
-                   GROUP BY stream_id) f
-              ON f.stream_id = s.id
-      ${conds.length > 0 ? `WHERE ${conds.join(' AND ')}` : ''}
+    `SELECT s.id, s.account_id, s.status, s.config->>'tag' AS tag, s.config->>'webhookUrl' AS webhook_url, s.chain_ids
+       FROM streams s ${conds.length > 0 ? `WHERE ${conds.join(' AND ')}` : ''}
       ORDER BY s.created_at, s.id`,
     params,
   );
-  return rows.map((r) => ({
-    id: r.id,
-    accountId: r.account_id,
-    status: r.status,
-    tag: r.tag ?? '',
-    webhookUrl: r.webhook_url ?? '',
-    chainIds: r.chain_ids.map(Number),
-    pending: Number(r.pending),
-    held: Number(r.held),
-    failed: Number(r.failed),
-  }));
+  const counts = await countStreamDeliveries(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => {
+    const c = counts.get(r.id);
+    return {
+      id: r.id,
+      accountId: r.account_id,
+      status: r.status,
+      tag: r.tag ?? '',
+      webhookUrl: r.webhook_url ?? '',
+      chainIds: r.chain_ids.map(Number),
+      pending: c?.pending ?? 0,
+      held: c?.held ?? 0,
+      failed: c?.failed ?? 0,
+    };
+  });
 }
 
 /** The stream and account a delivery belongs to (undefined: no such delivery). */

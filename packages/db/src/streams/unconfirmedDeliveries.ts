@@ -4,6 +4,8 @@ import { hexToBytes } from '../bytes.ts';
 export interface UnconfirmedDelivery {
   streamId: string;
   blockNumber: number;
+  /** The block's timestamp (Unix seconds): the notice goes in the same partition. */
+  blockTimestamp: number;
   /** The stored webhook body, exactly as it was (or is to be) sent. */
   body: string;
   logsCount: number;
@@ -24,11 +26,13 @@ export async function findUnconfirmedDeliveries(
   const { rows } = await db.query<{
     stream_id: string;
     block_number: string;
+    block_timestamp: string;
     body: string;
     logs_count: number;
     txs_count: number;
   }>(
-    `SELECT stream_id, block_number, body, logs_count, txs_count FROM deliveries
+    `SELECT stream_id, block_number, extract(epoch FROM block_time)::bigint AS block_timestamp, body, logs_count, txs_count
+       FROM deliveries
       WHERE stream_id = ANY($1::uuid[]) AND chain_id = $2 AND block_hash = $3
         AND confirmed = false AND removal = false`,
     [streamIds, chainId, hexToBytes(blockHash)],
@@ -36,6 +40,7 @@ export async function findUnconfirmedDeliveries(
   return rows.map((r) => ({
     streamId: r.stream_id,
     blockNumber: Number(r.block_number),
+    blockTimestamp: Number(r.block_timestamp),
     body: r.body,
     logsCount: r.logs_count,
     txsCount: r.txs_count,

@@ -1,0 +1,150 @@
+import type { Growth } from './judgeGrowth.ts';
+import type { SoakSample } from './soakSample.ts';
+import type { SoakSummary } from './summarizeSoak.ts';
+
+/** The soak's report for the terminal: per-minute samples, growth per hour, the 30-day disk, the goals. */
+export function formatSoakReport(samples: readonly SoakSample[], s: SoakSummary, heading: string): string {
+  const lines = [heading, '', 'Per sample (rates and percentiles over the interval before it):'];
+  lines.push(
+    row([
+      'minute',
+      'blocks',
+      'delivered/s',
+      'POSTs/s',
+      'latency p50',
+      'p99',
+      'pending',
+      'matcher lag',
+      'db',
+      'pg_wal',
+      'kafka',
+      'redis',
+      'RSS of the five',
+    ]),
+  );
+  for (const x of samples) {
+    const rss = Object.values(x.services).reduce((a, p) => a + p.rssBytes, 0);
+    lines.push(
+      row([
+        x.minute.toFixed(1),
+        String(x.pipeline.blocks),
+        x.delivery.deliveredPerSecond.toFixed(0),
+        x.delivery.requestsPerSecond.toFixed(0),
+        ms(x.latency.p50Ms),
+        ms(x.latency.p99Ms),
+        String(x.delivery.pending ?? '-'),
+        String(x.pipeline.matcherLagMessages ?? '-'),
+        bytes(x.postgres?.databaseBytes),
+        bytes(x.postgres?.walDirBytes),
+        bytes(x.kafka.logDirBytes),
+        bytes(x.redis?.usedMemoryBytes),
+        bytes(rss),
+      ]),
+    );
+  }
+  lines.push(
+    '',
+    `Growth per hour after a ${s.warmupMinutes}-minute warm-up (least-squares slope ± two standard errors; tables and indexes under 1 MiB left out, all in the JSON):`,
+    row(['quantity', 'first', 'last', 'per hour', '%/h', 'verdict'], 58),
+  );
+  for (const g of s.growth) {
+    if (g.unit === 'bytes' && g.kind === 'disk' && Math.max(g.first, g.last) < 2 ** 20) continue;
+    lines.push(
+      row(
+        [
+          g.quantity,
+          value(g, g.first),
+          value(g, g.last),
+          perHour(g),
+          g.percentOfMeanPerHour.toFixed(1),
+          g.verdict,
+        ],
+        58,
+      ),
+    );
+  }
+  lines.push(
+    '',
+    `Disk after 30 days of this load, from the size at the end of the run (${s.runHours.toFixed(2)} h):`,
+  );
+  lines.push(row(['store', 'now', 'growth/h', '30 days', 'without retention', 'retention'], 44));
+  for (const d of [...s.disk].sort((a, b) => b.bytes - a.bytes)) {
+    if (d.bytesAtEnd < 2 ** 20 && d.perHour < 2 ** 20) continue;
+    lines.push(
+      row(
+        [
+          d.store,
+          bytes(d.bytesAtEnd),
+          bytes(d.perHour),
+          bytes(d.bytes),
+          bytes(d.withoutRetentionBytes),
+          d.retention,
+        ],
+        44,
+      ),
+    );
+  }
+  const t = s.diskTotal;
+  lines.push(
+    row(
+      [
+        'total (every store)',
+        bytes(t.bytesAtEnd),
+        '',
+        bytes(t.projected30dBytes),
+        bytes(t.withoutRetention30dBytes),
+        '',
+      ],
+      44,
+    ),
+  );
+  lines.push(
+    '',
+    'Projection: without retention, size_end + growth/h × (720 h − run h); with a retention of R hours, size_end +',
+    'growth/h × max(0, min(R, 720 h) − run h): the steady state once R has passed, when retention deletes per hour',
+    'what the load adds, so the store holds R hours of growth (a Kafka topic: R plus the time its segment takes to',
+    'roll); pg_wal at most max(size_end, max_wal_size + wal_keep_size). Chain data (blocks, logs, transfers, ...) has',
+    "no retention by design: it is the index. Each store's formula with its numbers is in the JSON.",
+    '',
+    'Goals:',
+  );
+  const labels: Record<keyof SoakSummary['goals'], string> = {
+    memoryFlat: 'memory flat within noise',
+    diskBoundedByRetention: 'disk bounded by retention',
+    latencySteady: 'latency not degrading',
+    deliveryRateSteady: 'delivery rate not degrading',
+  };
+  for (const [k, label] of Object.entries(labels)) {
+    const g = s.goals[k as keyof SoakSummary['goals']];
+    lines.push(`  ${label.padEnd(30)} ${g.status}${g.offenders.length ? `: ${g.offenders.join(', ')}` : ''}`);
+  }
+  return lines.join('\n');
+}
+
+function row(cells: string[], first = 8): string {
+  return cells.map((c, i) => (i === 0 ? c.padEnd(first) : c.padStart(12))).join(' ');
+}
+
+function bytes(b: number | null | undefined): string {
+  if (b === null || b === undefined || Number.isNaN(b)) return '-';
+  const abs = Math.abs(b);
+  if (abs >= 2 ** 30) return `${(b / 2 ** 30).toFixed(2)} GiB`;
+  if (abs >= 2 ** 20) return `${(b / 2 ** 20).toFixed(1)} MiB`;
+  return `${(b / 2 ** 10).toFixed(0)} KiB`;
+}
+
+const ms = (v: number) => (Number.isNaN(v) ? '-' : `${v.toFixed(0)} ms`);
+
+function value(g: Growth, v: number): string {
+  if (g.unit === 'bytes') return bytes(v);
+  if (g.unit === 'bytes/s') return `${bytes(v)}/s`;
+  if (g.unit === 'cores') return `${v.toFixed(2)} cores`;
+  if (g.unit === 'ms') return ms(v);
+  return `${v.toFixed(g.unit === 'count' ? 0 : 1)}${g.unit === 'count' ? '' : ` ${g.unit}`}`;
+}
+
+function perHour(g: Growth): string {
+  const sign = g.perHour >= 0 ? '+' : '';
+  const err = g.perHourStdErr === null ? '' : ` ± ${value(g, 2 * g.perHourStdErr)}`;
+  return `${sign}${value(g, g.perHour)}${err}`;
+}

@@ -1,0 +1,67 @@
+import { leastSquares } from './leastSquares.ts';
+import type { Series, SeriesKind } from './soakSeries.ts';
+
+type Verdict = 'flat' | 'grows' | 'falls' | 'too few samples';
+
+export interface Growth {
+  quantity: string;
+  kind: SeriesKind;
+  unit: Series['unit'];
+  samples: number;
+  first: number;
+  last: number;
+  mean: number;
+  /** Least-squares slope over the samples after warm-up, per hour. */
+  perHour: number;
+  /** Its standard error (null with fewer than three samples). */
+  perHourStdErr: number | null;
+  /** perHour as a percentage of the mean. */
+  percentOfMeanPerHour: number;
+  verdict: Verdict;
+}
+
+/**
+ * How much a slope may be and still count as flat, per hour: noise is two standard errors of the
+ * slope; beyond it, a change smaller than this share of the mean (or this floor) is not counted
+ * either. Memory is held to 1 %/h (a leak of that size doubles a process in four days);
+ * latency, backlogs and rates to 5 %/h.
+ */
+const TOLERANCE: Record<SeriesKind, { share: number; floor: number }> = {
+  memory: { share: 0.01, floor: 0 },
+  latency: { share: 0.05, floor: 1 },
+  backlog: { share: 0.05, floor: 10 },
+  rate: { share: 0.05, floor: 0 },
+  disk: { share: 0, floor: 0 },
+  info: { share: 0, floor: 0 },
+};
+
+/**
+ * The growth per hour of a series after warm-up and whether it is more than noise: `grows` or
+ * `falls` only when the slope is beyond two standard errors of itself and beyond the kind's
+ * tolerance.
+ */
+export function judgeGrowth(series: Series, warmupHours: number): Growth {
+  const points = series.points.filter((p) => p.x >= warmupHours);
+  const fit = leastSquares(points);
+  const values = points.map((p) => p.y);
+  const mean = values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN;
+  const tolerance = TOLERANCE[series.kind];
+  const allowed = Math.max(tolerance.share * Math.abs(mean), tolerance.floor);
+  let verdict: Verdict = 'flat';
+  if (fit.slopeStdErr === null) verdict = 'too few samples';
+  else if (Math.abs(fit.slope) > 2 * fit.slopeStdErr && Math.abs(fit.slope) > allowed)
+    verdict = fit.slope > 0 ? 'grows' : 'falls';
+  return {
+    quantity: series.name,
+    kind: series.kind,
+    unit: series.unit,
+    samples: points.length,
+    first: values[0] ?? Number.NaN,
+    last: values[values.length - 1] ?? Number.NaN,
+    mean,
+    perHour: fit.slope,
+    perHourStdErr: fit.slopeStdErr,
+    percentOfMeanPerHour: mean === 0 ? 0 : (100 * fit.slope) / Math.abs(mean),
+    verdict,
+  };
+}

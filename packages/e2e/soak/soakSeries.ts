@@ -1,0 +1,79 @@
+import type { SoakSample } from './soakSample.ts';
+
+/**
+ * What a quantity is, which decides how its growth is judged: memory should stay flat, latency
+ * and backlogs should not rise, rates should not fall, disk grows and is judged by its 30-day
+ * projection, and `info` quantities are only reported.
+ */
+export type SeriesKind = 'memory' | 'latency' | 'backlog' | 'rate' | 'disk' | 'info';
+
+export interface Series {
+  name: string;
+  kind: SeriesKind;
+  unit: 'bytes' | 'bytes/s' | 'ms' | 's' | '/s' | 'count' | 'cores';
+  /** x: hours since the load started; y: the value. */
+  points: { x: number; y: number }[];
+}
+
+/** Every quantity of the samples as a series over time (a value a sample lacks is left out). */
+export function soakSeries(samples: readonly SoakSample[]): Series[] {
+  const all = new Map<string, Series>();
+  const add = (name: string, kind: SeriesKind, unit: Series['unit'], s: SoakSample, y: number | null) => {
+    if (y === null || !Number.isFinite(y)) return;
+    let series = all.get(name);
+    if (!series) {
+      series = { name, kind, unit, points: [] };
+      all.set(name, series);
+    }
+    series.points.push({ x: s.minute / 60, y });
+  };
+  for (const s of samples) {
+    for (const [app, p] of Object.entries(s.services)) {
+      add(`${app} RSS`, 'memory', 'bytes', s, p.rssBytes);
+      add(`${app} heap used`, 'memory', 'bytes', s, p.heapUsedBytes);
+      add(`${app} external memory`, 'memory', 'bytes', s, p.externalBytes);
+      add(`${app} event-loop delay p99`, 'latency', 'ms', s, p.eventLoopP99Ms);
+      add(`${app} CPU`, 'info', 'cores', s, p.cpuCores ?? null);
+    }
+    if (s.redis) add('redis used memory', 'memory', 'bytes', s, s.redis.usedMemoryBytes);
+    add(
+      'webhook latency p50 (block mined → unconfirmed webhook)',
+      'latency',
+      'ms',
+      s,
+      nonEmpty(s.latency.p50Ms),
+    );
+    add(
+      'webhook latency p99 (block mined → unconfirmed webhook)',
+      'latency',
+      'ms',
+      s,
+      nonEmpty(s.latency.p99Ms),
+    );
+    add('webhooks delivered (answered 2xx)', 'rate', '/s', s, s.delivery.deliveredPerSecond);
+    add('webhook POSTs received (retries included)', 'info', '/s', s, s.delivery.requestsPerSecond);
+    add('deliveries pending', 'backlog', 'count', s, s.delivery.pending);
+    add('oldest pending delivery', 'backlog', 's', s, s.delivery.oldestPendingSeconds);
+    add('follower lag', 'backlog', 'count', s, s.pipeline.followerLagBlocks);
+    add('projector consumer lag', 'backlog', 'count', s, s.pipeline.projectorLagMessages);
+    add('matcher consumer lag', 'backlog', 'count', s, s.pipeline.matcherLagMessages);
+    add('projector time per transaction', 'latency', 'ms', s, s.pipeline.projectorBatchMs);
+    add('matcher time per block', 'latency', 'ms', s, s.pipeline.matcherBlockMs);
+    add('gateway data API p99', 'latency', 'ms', s, nonEmpty(s.api.p99Ms));
+    if (s.postgres) {
+      add('postgres database', 'disk', 'bytes', s, s.postgres.databaseBytes);
+      add('postgres pg_wal', 'disk', 'bytes', s, s.postgres.walDirBytes);
+      add('postgres WAL written', 'info', 'bytes/s', s, s.postgres.walWrittenPerSecond);
+      for (const [t, bytes] of Object.entries(s.postgres.tables))
+        add(`table ${t}`, 'disk', 'bytes', s, bytes);
+      for (const [i, v] of Object.entries(s.postgres.indexes)) add(`index ${i}`, 'disk', 'bytes', s, v.bytes);
+    }
+    add('kafka log dir', 'disk', 'bytes', s, s.kafka.logDirBytes);
+    for (const [t, bytes] of Object.entries(s.kafka.topics))
+      add(`kafka topic ${t}`, 'disk', 'bytes', s, bytes);
+  }
+  return [...all.values()];
+}
+
+/** Percentiles of an interval with no webhook are NaN: no point. */
+const nonEmpty = (v: number) => (Number.isNaN(v) ? null : v);

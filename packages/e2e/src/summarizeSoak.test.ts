@@ -1,0 +1,212 @@
+import { describe, expect, it } from 'vitest';
+import { deliveryRetentionFromEnv } from '../soak/deliveryRetentionFromEnv.ts';
+import { leastSquares } from '../soak/leastSquares.ts';
+import { projectDisk } from '../soak/projectDisk.ts';
+import { metricSum, parsePrometheus } from '../soak/readServiceMetrics.ts';
+import type { SoakSample } from '../soak/soakSample.ts';
+import { type Retentions, summarizeSoak } from '../soak/summarizeSoak.ts';
+
+// The soak command's report, computed on fixed samples: pure functions, no run, no timing.
+const GiB = 2 ** 30;
+const MiB = 2 ** 20;
+
+describe('leastSquares', () => {
+  it('fits a line exactly, and gives the standard error of a noisy slope', () => {
+    expect(leastSquares([0, 1, 2, 3].map((x) => ({ x, y: 2 * x + 1 })))).toEqual({
+      slope: 2,
+      intercept: 1,
+      slopeStdErr: 0,
+    });
+    const noisy = leastSquares([
+      { x: 0, y: 1 },
+      { x: 1, y: 3 },
+      { x: 2, y: 2 },
+      { x: 3, y: 5 },
+    ]);
+    expect(noisy.slope).toBeCloseTo(1.1, 10);
+    expect(noisy.intercept).toBeCloseTo(1.1, 10);
+    expect(noisy.slopeStdErr).toBeCloseTo(Math.sqrt(2.7 / 2 / 5), 10);
+    expect(
+      leastSquares([
+        { x: 0, y: 1 },
+        { x: 1, y: 2 },
+      ]).slopeStdErr,
+    ).toBeNull();
+  });
+});
+
+describe('projectDisk', () => {
+  it('without retention: size at the end plus growth for the rest of 30 days', () => {
+    const p = projectDisk({ bytesAtEnd: 10 * GiB, perHour: GiB, runHours: 1 });
+    expect(p.bytes).toBe(729 * GiB);
+    expect(p.withoutRetentionBytes).toBe(729 * GiB);
+    expect(p.formula).toBe('10.000 GiB + 1.000 GiB/h × (720 h − 1.00 h) = 729.000 GiB');
+  });
+
+  it('with retention: the growth of what retention keeps, flat once the run is longer than it', () => {
+    expect(projectDisk({ bytesAtEnd: 10 * GiB, perHour: GiB, runHours: 1, retentionHours: 168 }).bytes).toBe(
+      177 * GiB,
+    );
+    expect(projectDisk({ bytesAtEnd: 10 * GiB, perHour: GiB, runHours: 1, retentionHours: 0.5 }).bytes).toBe(
+      10 * GiB,
+    );
+    expect(projectDisk({ bytesAtEnd: 10 * GiB, perHour: GiB, runHours: 1, retentionHours: 5000 }).bytes).toBe(
+      729 * GiB,
+    );
+  });
+
+  it('a shrinking store counts as flat; a bounded one stops at its bound', () => {
+    expect(projectDisk({ bytesAtEnd: 10 * GiB, perHour: -GiB, runHours: 1 }).bytes).toBe(10 * GiB);
+    const wal = projectDisk({ bytesAtEnd: 0.5 * GiB, perHour: 0.1 * GiB, runHours: 1, boundBytes: GiB });
+    expect(wal.bytes).toBe(GiB);
+    // The bound is no retention: it holds either way.
+    expect(wal.withoutRetentionBytes).toBe(GiB);
+  });
+});
+
+describe('deliveryRetentionFromEnv', () => {
+  it("reads the sender's delivered-webhook retention, or its default", () => {
+    expect(deliveryRetentionFromEnv({ DELIVERY_RETENTION_DAYS: '7' })).toEqual({
+      hours: 168,
+      source: 'DELIVERY_RETENTION_DAYS=7 (environment); failed rows 90 (default) days',
+    });
+    expect(deliveryRetentionFromEnv({}).hours).toBe(720);
+    expect(deliveryRetentionFromEnv({ DELIVERY_RETENTION_DAYS: 'x' }).source).toContain('(default)');
+  });
+});
+
+describe('parsePrometheus', () => {
+  it('reads series and sums those whose labels match', () => {
+    const series = parsePrometheus(
+      [
+        '# HELP process_resident_memory_bytes Resident memory size in bytes.',
+        'process_resident_memory_bytes{service="projector"} 123456',
+        'tributary_webhook_attempts_total{outcome="delivered",service="webhook-sender"} 10',
+        'tributary_webhook_attempts_total{outcome="retry",service="webhook-sender"} 3',
+        'nodejs_eventloop_lag_p99_seconds{service="projector"} 0.0125',
+      ].join('\n'),
+    );
+    expect(metricSum(series, 'process_resident_memory_bytes')).toBe(123456);
+    expect(metricSum(series, 'tributary_webhook_attempts_total')).toBe(13);
+    expect(metricSum(series, 'tributary_webhook_attempts_total', { outcome: 'retry' })).toBe(3);
+    expect(metricSum(series, 'nodejs_eventloop_lag_p99_seconds')).toBe(0.0125);
+    expect(metricSum(series, 'missing')).toBeNull();
+  });
+});
+
+/** Minute m of a 60-minute run: linear growth where stated, a small alternating wobble elsewhere. */
+function sample(m: number): SoakSample {
+  const h = m / 60;
+  const wobble = m % 2 === 0 ? 1 : -1;
+  const service = (rss: number) => ({
+    rssBytes: rss,
+    heapUsedBytes: 50 * MiB + wobble * MiB,
+    heapTotalBytes: 80 * MiB,
+    externalBytes: 5 * MiB,
+    eventLoopP50Ms: 1,
+    eventLoopP99Ms: 10 + wobble,
+    eventLoopMaxMs: 20,
+  });
+  return {
+    minute: m,
+    at: new Date(Date.UTC(2026, 0, 1, 0, m)).toISOString(),
+    services: {
+      projector: service(200 * MiB + wobble * MiB),
+      // A leak: 20 MiB an hour on 200 MiB, 10 %/h.
+      'stream-matcher': service(200 * MiB + 20 * MiB * h),
+    },
+    unplannedExits: {},
+    postgres: {
+      databaseBytes: 2 * GiB + 1.1 * GiB * h,
+      tables: { deliveries: GiB + 0.8 * GiB * h, blocks: 0.5 * GiB + 0.1 * GiB * h },
+      indexes: {
+        deliveries_pkey: { table: 'deliveries', bytes: 0.2 * GiB * h },
+        blocks_pkey: { table: 'blocks', bytes: MiB },
+      },
+      walDirBytes: 0.5 * GiB + wobble * MiB,
+      walWrittenPerSecond: m === 0 ? null : 1e6,
+    },
+    kafka: { logDirBytes: 0.2 * GiB * h, topics: { 'evm.blocks.v1': 0.2 * GiB * h } },
+    redis: { usedMemoryBytes: 30 * MiB + wobble * 0.1 * MiB, rssBytes: 40 * MiB },
+    latency: { webhooks: 12_000, p50Ms: 40 + wobble, p90Ms: 80, p99Ms: 150 + 2 * wobble, maxMs: 900 },
+    delivery: {
+      deliveredPerSecond: 200 + wobble,
+      requestsPerSecond: 220,
+      failedPerSecond: 10,
+      attemptsPerSecond: { delivered: 200, retry: 10, gave_up: 0, held: 0 },
+      pending: 500 + 10 * wobble,
+      oldestPendingSeconds: 30 + wobble,
+    },
+    pipeline: {
+      blocks: 60,
+      logs: 18_000,
+      followerLagBlocks: 0,
+      projectorLagMessages: 0,
+      matcherLagMessages: 0,
+      projectorBatchMs: 40 + wobble,
+      matcherBlockMs: 20 + wobble,
+    },
+    api: { requests: 120, errors: 0, p50Ms: 5, p99Ms: 30 + wobble },
+  };
+}
+
+const samples = Array.from({ length: 61 }, (_, m) => sample(m));
+const retentions = (deliveryHours: number | null): Retentions => ({
+  delivery: { hours: deliveryHours, source: deliveryHours === null ? 'none set' : `${deliveryHours} h` },
+  kafka: { 'evm.blocks.v1': { retentionHours: 24, segmentBytes: GiB, segmentHours: 168, compacted: false } },
+  walBoundBytes: GiB,
+});
+
+describe('summarizeSoak', () => {
+  const summary = summarizeSoak(samples, { warmupMinutes: 10, retentions: retentions(72) });
+  const growth = (q: string) => summary.growth.find((g) => g.quantity === q)!;
+  const disk = (store: string) => summary.disk.find((d) => d.store === store)!;
+
+  it('fits growth per hour after warm-up and tells a leak from noise', () => {
+    expect(growth('stream-matcher RSS').samples).toBe(51);
+    expect(growth('stream-matcher RSS').perHour).toBeCloseTo(20 * MiB, 0);
+    expect(growth('stream-matcher RSS').verdict).toBe('grows');
+    expect(growth('projector RSS').verdict).toBe('flat');
+    expect(growth('redis used memory').verdict).toBe('flat');
+    expect(growth('table deliveries').perHour).toBeCloseTo(0.8 * GiB, 0);
+    expect(growth('webhook latency p99 (block mined → unconfirmed webhook)').verdict).toBe('flat');
+    expect(growth('webhooks delivered (answered 2xx)').verdict).toBe('flat');
+  });
+
+  it('projects each store to 30 days: a table with its indexes under delivery retention, a topic under its own, chain data kept', () => {
+    const deliveries = disk('postgres deliveries (with indexes)');
+    expect(deliveries.class).toBe('deliveries');
+    expect(deliveries.perHour).toBeCloseTo(GiB, 0);
+    expect(deliveries.bytesAtEnd).toBeCloseTo(2 * GiB, 0);
+    expect(deliveries.bytes).toBeCloseTo(2 * GiB + GiB * (72 - 1), 0);
+    expect(deliveries.withoutRetentionBytes).toBeCloseTo(2 * GiB + GiB * 719, 0);
+    // Kafka keeps 24 h plus the 5 h a 1 GiB segment takes to fill at 0.2 GiB/h.
+    const topic = disk('kafka evm.blocks.v1');
+    expect(topic.bytes).toBeCloseTo(0.2 * GiB + 0.2 * GiB * (29 - 1), 0);
+    const blocks = disk('postgres blocks (with indexes)');
+    expect(blocks.class).toBe('kept');
+    expect(blocks.bytes).toBeCloseTo(0.6 * GiB + MiB + 0.1 * GiB * 719, 0);
+    // pg_wal wobbles around 0.5 GiB: it stays about there, and never beyond its bound.
+    const wal = disk('postgres pg_wal');
+    expect(wal.bytes).toBeGreaterThanOrEqual(wal.bytesAtEnd);
+    expect(wal.bytes).toBeLessThan(wal.bytesAtEnd + 0.1 * GiB);
+    expect(summary.diskTotal.projected30dBytes).toBeCloseTo(
+      deliveries.bytes + topic.bytes + blocks.bytes + wal.bytes,
+      0,
+    );
+  });
+
+  it('judges the goals and names what missed them', () => {
+    expect(summary.goals).toEqual({
+      memoryFlat: { status: 'missed', offenders: ['stream-matcher RSS'] },
+      latencySteady: { status: 'met', offenders: [] },
+      deliveryRateSteady: { status: 'met', offenders: [] },
+      diskBoundedByRetention: { status: 'met', offenders: [] },
+    });
+    const noRetention = summarizeSoak(samples, { warmupMinutes: 10, retentions: retentions(null) });
+    expect(noRetention.goals.diskBoundedByRetention).toEqual({
+      status: 'missed',
+      offenders: ['postgres deliveries (with indexes)'],
+    });
+  });
+});

@@ -1,0 +1,43 @@
+import { Queue, type RedisOptions } from 'bullmq';
+import { WEBHOOK_QUEUE } from './deliveryJob.ts';
+
+/**
+ * How a queue client meets a Redis that is away:
+ * - `waits`: its commands wait until Redis is back (a job that must be added: the gateway's test
+ *   webhooks, the sender's follow-ups);
+ * - `failsFast`: its commands fail at once and the client reconnects behind them (a fast path with
+ *   a durable fallback: the matcher's enqueue, the relay's pass, whose next pass tries again);
+ * - `once`: one connection try, then every command fails (a command-line tool, which says so).
+ */
+export type QueueRedisMode = 'waits' | 'failsFast' | 'once';
+
+const CONNECTION = {
+  waits: { maxRetriesPerRequest: null },
+  failsFast: { maxRetriesPerRequest: 1, enableOfflineQueue: false },
+  once: { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => null },
+} as const;
+
+/**
+ * The BullMQ queue of webhook deliveries, the one way every service and tool opens it.
+ *
+ * BullMQ sets a connection up once: should Redis go away between the client's ready check and
+ * BullMQ's own version check, the queue keeps that failure for good and every later command fails,
+ * Redis back or not. `onBroken` hears of it: a long-running service exits with its restart code
+ * then, and its supervisor starts it afresh, instead of running on with a queue that never works.
+ */
+export function openWebhookQueue(opts: {
+  /** Where Redis is: `{ url }`, or the sentinels and master name that `redisConnection` (packages/config) makes. */
+  redis: RedisOptions;
+  prefix: string;
+  mode: QueueRedisMode;
+  onBroken: (err: unknown) => void;
+}): Queue {
+  const queue = new Queue(WEBHOOK_QUEUE, {
+    connection: { ...opts.redis, ...CONNECTION[opts.mode] },
+    prefix: opts.prefix,
+  });
+  queue.waitUntilReady().catch((err: unknown) => {
+    if (queue.closing === undefined) opts.onBroken(err);
+  });
+  return queue;
+}
