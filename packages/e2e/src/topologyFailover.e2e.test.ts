@@ -21,11 +21,10 @@ import { waitFor } from './harness/waitFor.ts';
 // arrive. The pause in arrivals is written to bench/results/topology-pipeline-failover.json, not
 // asserted.
 //
-// Run only with TOPOLOGY_E2E=1 (it starts three more brokers and five Redis processes), and it fails
-// today: after the failover the gateway and the matcher reconnect to the promoted master, but the
-// webhook-sender's relay queue client ends for good ("Connection is closed", its /readyz failing)
-// and its worker takes no more jobs, so the deliveries stay pending until the sender is restarted.
-// RELIABILITY.md (Production topologies) says so; this test is the reproduction for the fix.
+// Run only with TOPOLOGY_E2E=1: it starts three more brokers and five Redis processes. In one run of
+// two the webhook-sender's relay queue client ended for good after the failover ("Connection is
+// closed") and its worker took no more jobs; such a queue now reports itself broken
+// (openWebhookQueue) and the sender exits for its supervisor, played here by superviseSender.
 const CHAIN = 31337;
 const BLOCKS = Number(process.env['TOPOLOGY_E2E_BLOCKS'] ?? 120);
 const TRANSFER_TOPIC0 = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
@@ -43,6 +42,24 @@ let pipeline: Pipeline | undefined;
 let receiver: WebhookReceiver;
 let producer: Producer | undefined;
 const arrivals: number[] = [];
+/** Exit codes of the sender's processes that the supervisor below started again. */
+const senderExits: (number | null)[] = [];
+let supervising = true;
+
+/** As a supervisor does (npm start, compose, Kubernetes): a sender that exits is started again. */
+async function superviseSender(): Promise<void> {
+  while (supervising) {
+    const running = pipeline?.running('webhook-sender');
+    if (!running) {
+      await new Promise((r) => setTimeout(r, 200));
+      continue;
+    }
+    const info = await running.exited;
+    if (!supervising) return;
+    senderExits.push(info.code);
+    await pipeline?.start('webhook-sender').catch(() => undefined);
+  }
+}
 
 beforeAll(async () => {
   if (!ENABLED) return;
@@ -59,6 +76,7 @@ beforeAll(async () => {
     apps: ['gateway', 'stream-matcher', 'webhook-sender'],
     env: { gateway: env, 'stream-matcher': env, 'webhook-sender': { ...env, SENDER_CONCURRENCY: '10' } },
   });
+  void superviseSender();
   producer = createIdempotentProducer(
     createKafka({ brokers: env['KAFKA_BROKERS']!.split(','), clientId: 'e2e' }),
   );
@@ -66,6 +84,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+  supervising = false;
   await producer?.disconnect().catch(() => undefined);
   await pipeline?.close();
   await receiver?.close();
@@ -142,9 +161,15 @@ describe.skipIf(!ENABLED)('a broker and the Redis master lost under delivery loa
       receiver.received.filter((w) => w.path === '/topology' && w.body?.streamId).length - got.size;
     console.log(
       `topology e2e: ${got.size}/${due.size} webhooks, ${duplicates} sent again; arrivals paused ${pause.longestGapMs} ms, ` +
-        `first ${pause.killToFirstAckMs} ms after the kills`,
+        `first ${pause.killToFirstAckMs} ms after the kills; the sender exited ${JSON.stringify(senderExits)} and was started again`,
     );
-    writeResult('topology-pipeline-failover', { blocks: BLOCKS, webhooks: got.size, duplicates, pause });
+    writeResult('topology-pipeline-failover', {
+      blocks: BLOCKS,
+      webhooks: got.size,
+      duplicates,
+      senderExits,
+      pause,
+    });
   }, 600_000);
 });
 

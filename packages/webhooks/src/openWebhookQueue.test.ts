@@ -58,6 +58,19 @@ describe('openWebhookQueue when Redis goes away during set-up', () => {
     expect(broken).toEqual([]);
   });
 
+  it('waits and failsFast: a connection that ended for good is reported once', async () => {
+    for (const mode of ['waits', 'failsFast'] as const) {
+      const broken: unknown[] = [];
+      const queue = open(mode, settings.redisUrl, broken);
+      await queue.waitUntilReady();
+      expect(broken).toEqual([]);
+      // What ioredis does when it gives up: the client ends and never reconnects.
+      (await queue.client).disconnect();
+      await until('onBroken', () => broken.length > 0);
+      expect(broken).toHaveLength(1);
+    }
+  });
+
   it('every mode: a queue opened on a Redis that answers is ready and reports nothing', async () => {
     for (const mode of ['waits', 'failsFast', 'once'] as const) {
       const broken: unknown[] = [];
