@@ -31,7 +31,8 @@ export interface SeedParams {
 export function seedParams(env: NodeJS.ProcessEnv): SeedParams {
   return {
     // Bump when the generator changes, so an old dataset is rebuilt rather than reused.
-    version: 1,
+    // 2: address ids (migration 080). 3: primary keys (chain_id, pos), built with their fillfactor.
+    version: 3,
     rows: Number(env['BENCH_ROWS'] ?? 10_000_000),
     wallets: Number(env['BENCH_WALLETS'] ?? 200_000),
     tokens: Number(env['BENCH_TOKENS'] ?? 2_000),

@@ -4,8 +4,10 @@
 // balances and per-(token, owner) and per-wallet transfer counts computed from the transfers. Generated server-side (INSERT ... SELECT generate_series),
 // indexes dropped during the load and rebuilt after it, then VACUUM ANALYZE. The parameters are
 // recorded in bench_seed: a later run with the same parameters reuses the database as it is.
-// Run: node --import tsx bench/seedDataset.ts   (BENCH_RESEED=true rebuilds anyway)
+// Run: pnpm --filter @tributary/gateway bench:seed   (BENCH_RESEED=true rebuilds anyway; it prints
+// each table's size and bytes per row, all indexes included, after seeding or with BENCH_DESCRIBE=true)
 import { migrate } from '@tributary/db';
+import { measureTableBytes } from '@tributary/testkit/bench';
 import pg from 'pg';
 import {
   BLOCK_SECONDS,
@@ -19,8 +21,18 @@ import {
   seedParams,
 } from './datasetShape.ts';
 
-const DATA_TABLES = ['blocks', 'transfers', 'logs', 'tokens', 'balances', 'wallet_transfer_counts'];
+const DATA_TABLES = [
+  'blocks',
+  'address_ids',
+  'transfers',
+  'logs',
+  'tokens',
+  'balances',
+  'wallet_transfer_counts',
+];
 const CHUNK = 500_000;
+/** The tables whose bytes per row the data-interface benchmark reports (address_ids: the wallet index keys). */
+export const BYTES_TABLES = ['transfers', 'logs', 'address_ids'];
 
 export function benchDatabaseUrl(baseUrl: string, name: string): string {
   const url = new URL(baseUrl);
@@ -75,9 +87,10 @@ async function dataIndexes(db: pg.Client): Promise<IndexDef[]> {
     def: string;
     conname: string | null;
     condef: string | null;
+    options: string[] | null;
   }>(
     `SELECT c.relname AS tbl, i.relname AS idx, pg_get_indexdef(i.oid) AS def,
-            con.conname, pg_get_constraintdef(con.oid) AS condef
+            con.conname, pg_get_constraintdef(con.oid) AS condef, i.reloptions AS options
        FROM pg_index x
        JOIN pg_class i ON i.oid = x.indexrelid
        JOIN pg_class c ON c.oid = x.indrelid
@@ -89,7 +102,10 @@ async function dataIndexes(db: pg.Client): Promise<IndexDef[]> {
   return rows.map((r) => ({
     table: r.tbl,
     name: r.idx,
-    create: r.conname ? `ALTER TABLE ${r.tbl} ADD CONSTRAINT ${r.conname} ${r.condef}` : r.def,
+    // pg_get_constraintdef leaves out the index's storage options (a fillfactor): given back here.
+    create: r.conname
+      ? `ALTER TABLE ${r.tbl} ADD CONSTRAINT ${r.conname} ${r.condef}${r.options ? ` WITH (${r.options.join(', ')})` : ''}`
+      : r.def,
     constraint: r.conname !== null,
   }));
 }
@@ -140,11 +156,25 @@ async function seed(db: pg.Client, p: SeedParams): Promise<void> {
     ),
   );
 
+  const addr = (prefix: number, rank: string) =>
+    `substring(sha256('\\x${prefix.toString(16)}'::bytea || int8send(${rank})) from 1 for 20)`;
+  // Address ids (address_ids, the key of the wallet indexes) from the ranks: a wallet's id is its
+  // rank, a token's the number of wallets plus its rank; the sequence continues after them.
+  await timed(`address ids (${(p.wallets + p.tokens - 2).toLocaleString('en')})`, async () => {
+    await db.query(
+      `INSERT INTO address_ids (chain_id, address, id)
+       SELECT ${CHAIN_ID}, ${addr(WALLET_PREFIX, 'r')}, r FROM generate_series(1::bigint, ${p.wallets - 1}::bigint) r
+       UNION ALL
+       SELECT ${CHAIN_ID}, ${addr(TOKEN_PREFIX, 'k')}, ${p.wallets} + k FROM generate_series(1::bigint, ${p.tokens - 1}::bigint) k`,
+    );
+    await db.query(
+      `SELECT setval(pg_get_serial_sequence('address_ids', 'id'), (SELECT max(id) FROM address_ids))`,
+    );
+  });
+
   // One statement per chunk writes the transfers and, through RETURNING, their Transfer logs.
   // Senders: Zipf over the wallets (whales send a lot); receivers: half Zipf, half uniform (the
   // long tail receives); tokens: Zipf over the tokens. Two logs per transaction.
-  const addr = (prefix: number, rank: string) =>
-    `substring(sha256('\\x${prefix.toString(16)}'::bytea || int8send(${rank})) from 1 for 20)`;
   const pad = `'\\x000000000000000000000000'::bytea`;
   const two64 = '18446744073709551616';
   await chunked('transfers + logs', p.rows, async (from, to) => {
@@ -160,19 +190,21 @@ async function seed(db: pg.Client, p: SeedParams): Promise<void> {
            FROM generate_series(${from}::bigint, ${to - 1}::bigint) i
        ), t AS (
          INSERT INTO transfers (chain_id, block_number, log_index, block_hash, block_timestamp, transaction_hash,
-                                transaction_index, token_address, from_address, to_address, value)
+                                transaction_index, token_id, from_id, to_id, token_address, from_address,
+                                to_address, value)
          SELECT ${CHAIN_ID}, ${p.firstBlock} + i / ${tpb}, (i % ${tpb})::int, ${blockHash(`${p.firstBlock} + i / ${tpb}`)},
                 to_timestamp(${FIRST_BLOCK_TIME / 1000} + (i / ${tpb}) * ${BLOCK_SECONDS}),
                 sha256('\\x74'::bytea || int8send(i / 2)), ((i % ${tpb}) / 2)::int,
-                ${addr(TOKEN_PREFIX, 'kr')}, ${addr(WALLET_PREFIX, 'fr')}, ${addr(WALLET_PREFIX, 'tr')},
+                ${p.wallets} + kr, fr, tr, ${addr(TOKEN_PREFIX, 'kr')}, ${addr(WALLET_PREFIX, 'fr')}, ${addr(WALLET_PREFIX, 'tr')},
                 hi * ${two64} + lo
            FROM g
-         RETURNING *
+         RETURNING chain_id, block_number, log_index, block_hash, block_timestamp, transaction_hash,
+                   transaction_index, token_id, token_address, from_address, to_address, value
        )
        INSERT INTO logs (chain_id, block_number, log_index, block_hash, block_timestamp, transaction_hash,
-                         transaction_index, address, topic0, topic1, topic2, topic3, data)
+                         transaction_index, address_id, address, topic0, topic1, topic2, topic3, data)
        SELECT chain_id, block_number, log_index, block_hash, block_timestamp, transaction_hash, transaction_index,
-              token_address, '\\x${TRANSFER_TOPIC0.slice(2)}'::bytea, ${pad} || from_address, ${pad} || to_address, NULL,
+              token_id, token_address, '\\x${TRANSFER_TOPIC0.slice(2)}'::bytea, ${pad} || from_address, ${pad} || to_address, NULL,
               '\\x00000000000000000000000000000000'::bytea
                 || int8send(floor(value / ${two64})::bigint)
                 || int8send((CASE WHEN value % ${two64} >= 9223372036854775808 THEN value % ${two64} - ${two64}
@@ -244,6 +276,15 @@ async function seed(db: pg.Client, p: SeedParams): Promise<void> {
   }
 }
 
+async function describeDatabase(url: string): Promise<void> {
+  const db = await connect(url);
+  try {
+    await describe(db);
+  } finally {
+    await db.end();
+  }
+}
+
 async function describe(db: pg.Client): Promise<void> {
   const sizes = await db.query<{ relname: string; rows: string; size: string }>(
     `SELECT c.relname, c.reltuples::bigint AS rows, pg_size_pretty(pg_total_relation_size(c.oid)) AS size
@@ -252,6 +293,10 @@ async function describe(db: pg.Client): Promise<void> {
   );
   for (const r of sizes.rows)
     say(`table ${r.relname}: ~${Number(r.rows).toLocaleString('en')} rows, ${r.size}`);
+  const bytes = await measureTableBytes(db, BYTES_TABLES);
+  for (const [table, b] of Object.entries(bytes)) {
+    say(`${table}: ${b.bytesPerRow} bytes per row, all indexes included (${JSON.stringify(b.indexBytes)})`);
+  }
   const holders = await db.query<{ n: string }>(
     `SELECT count(*) AS n FROM balances GROUP BY token_address ORDER BY 1 DESC LIMIT 5`,
   );
@@ -304,6 +349,7 @@ export async function seedDataset(baseUrl: string, env: NodeJS.ProcessEnv = proc
       }
     }
     await markChainFollowed(benchUrl);
+    if (env['BENCH_DESCRIBE'] === 'true') await describeDatabase(benchUrl);
     return benchUrl;
   }
   const admin = await connect(baseUrl);

@@ -82,10 +82,20 @@ const app = createApp({
   health,
   chains,
   cursorSecret: env.CURSOR_SECRET,
-  rateLimit: { limit: env.RATE_LIMIT_PER_SECOND, windowMs: 1_000 },
+  // Counted under the deployment's Redis prefix: deployments (and test stacks) sharing a Redis
+  // never spend each other's budgets.
+  rateLimit: {
+    limit: env.RATE_LIMIT_PER_SECOND,
+    windowMs: 1_000,
+    keyPrefix: `${env.WEBHOOK_QUEUE_PREFIX}:ratelimit:`,
+  },
   apiKeyCacheMs: env.API_KEY_CACHE_MS,
   invalidKeyCacheMs: env.INVALID_API_KEY_CACHE_MS,
-  authFailures: { limit: env.AUTH_FAILURES_PER_MINUTE, windowMs: 60_000 },
+  authFailures: {
+    limit: env.AUTH_FAILURES_PER_MINUTE,
+    windowMs: 60_000,
+    keyPrefix: `${env.WEBHOOK_QUEUE_PREFIX}:authfail:`,
+  },
   trustProxy: env.TRUST_PROXY,
   tokenMetadataCacheMs: env.TOKEN_METADATA_CACHE_MS,
   followedChainsCacheMs: env.FOLLOWED_CHAINS_CACHE_MS,

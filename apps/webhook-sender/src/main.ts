@@ -22,10 +22,11 @@ import {
 } from '@tributary/runtime';
 import { TOPICS } from '@tributary/schema';
 import { WEBHOOK_QUEUE, createWebhookPoster, openWebhookQueue } from '@tributary/webhooks';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { Partitioners } from 'kafkajs';
 import { createSenderMetrics } from './metrics/createSenderMetrics.ts';
 import { createDeliveryWorker } from './deliver/createDeliveryWorker.ts';
+import { createStreamRateLimiter } from './deliver/createStreamRateLimiter.ts';
 import { loadEnv } from './env.ts';
 import { startTerminationSweep } from './health/startTerminationSweep.ts';
 import { createOutboxRelay } from './relay/createOutboxRelay.ts';
@@ -129,9 +130,16 @@ const poster = createWebhookPoster({
 // supervisor's restart, rather than run on with a relay or worker that does nothing.
 const redisBroken = (err: unknown) =>
   shutdown.fail('a webhook queue client lost Redis while it was set up', err);
+// Turns under streams' maxRequestsPerSecond: no offline queue, a turn Redis cannot give waits.
+const turns = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+const turnsOutage = createOutageLog(logger, 'redis (rate-limit turns)');
+turns.on('error', (err) => turnsOutage.failed(err));
+turns.on('ready', () => turnsOutage.ok());
 const worker = createDeliveryWorker({
   pool,
   onRedisBroken: redisBroken,
+  rateLimiter: createStreamRateLimiter(turns, env.WEBHOOK_QUEUE_PREFIX),
+  onRateLimiterError: (err) => turnsOutage.failed(err),
   logger,
   retryScheduleMs: env.RETRY_SCHEDULE_MS,
   timeoutMs: env.WEBHOOK_TIMEOUT_MS,
@@ -228,6 +236,9 @@ shutdown.register('worker', 'intake', async () => {
 });
 shutdown.register('webhook-connections', 'close', () => poster.close());
 shutdown.register('relay-queue', 'close', () => relayQueue.close());
+shutdown.register('rate-limit-turns', 'close', async () => {
+  await turns.quit().catch(() => turns.disconnect());
+});
 shutdown.register('kafka-producer', 'close', () => producer.disconnect());
 shutdown.register('postgres', 'close', () => pool.end());
 await producerConnected;

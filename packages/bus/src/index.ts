@@ -8,7 +8,6 @@ export {
 } from './ensureTopics.ts';
 export { type Codec, DecodeError, blockEventCodec, jsonCodec } from './codec.ts';
 export { type Compression, createIdempotentProducer, sendInOrder } from './createIdempotentProducer.ts';
-export { type BatchConsumer, type DecodedMessage, createBatchConsumer } from './createBatchConsumer.ts';
 export { type GroupConsumer, createGroupConsumer, groupSession } from './createGroupConsumer.ts';
 export {
   DEAD_LETTER_TOPIC,

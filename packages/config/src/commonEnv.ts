@@ -123,7 +123,7 @@ export const opsEnv = (defaultPort: number) => ({
 
 /** The webhook delivery queue, shared by the gateway (replays, resumes), the matcher and the sender. */
 export const webhookQueueEnv = {
-  /** BullMQ key prefix: every service of one deployment must use the same. */
+  /** The deployment's Redis key prefix (BullMQ's queue, the gateway's rate-limit counters): every service of one deployment uses the same. */
   WEBHOOK_QUEUE_PREFIX: z.string().min(1).default('tributary'),
 };
 

@@ -6,7 +6,3 @@ export function hexToBytes(hex: string): Buffer {
 export function bytesToHex(buf: Buffer): `0x${string}` {
   return `0x${buf.toString('hex')}`;
 }
-
-export function nullableBytesToHex(buf: Buffer | null): `0x${string}` | null {
-  return buf === null ? null : bytesToHex(buf);
-}

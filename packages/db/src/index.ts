@@ -6,7 +6,7 @@ export {
   type Pool,
   type PoolClient,
 } from './createPool.ts';
-export { bytesToHex, hexToBytes, nullableBytesToHex } from './bytes.ts';
+export { bytesToHex, hexToBytes } from './bytes.ts';
 export {
   API_KEY_PREFIX_LENGTH,
   type ApiKeyAccount,
@@ -72,7 +72,6 @@ export {
   type StoredDelivery,
   deliveryKey,
   getDeliveriesToSend,
-  getDeliveryToSend,
   insertDeliveries,
   insertDelivery,
   recordAttempt,
@@ -132,6 +131,7 @@ export type {
 export { type Cell, copyRows } from './chain/copyRows.ts';
 export { BinaryCopyWriter, copyBinary, encodeFields } from './chain/binaryCopy.ts';
 export { projectChainSegment } from './chain/projectChainSegment.ts';
+export { AddressIds } from './chain/addressIds.ts';
 export {
   LOG_COLUMNS,
   TRANSFER_COLUMNS,

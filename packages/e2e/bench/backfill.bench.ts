@@ -26,7 +26,12 @@ import { createKafka } from '@tributary/bus';
 import { bulkTransferEmitterAbi } from '@tributary/contracts';
 import { copyBinary, createPool, migrate } from '@tributary/db';
 import { createDevnetClient, deployBulkTransferEmitter } from '@tributary/devnet';
-import { cpuSecondsBetween, cpuSnapshot, measureMachineSpeed } from '@tributary/testkit/bench';
+import {
+  cpuSecondsBetween,
+  cpuSnapshot,
+  measureMachineSpeed,
+  measureTableBytes,
+} from '@tributary/testkit/bench';
 import pg from 'pg';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -67,7 +72,14 @@ const PROFILE = process.env['BENCH_CPU_PROF'];
 const FROM = process.env['BENCH_APPS_FROM'] === 'source' ? 'source' : 'bundle';
 
 /** Every table the projector writes for these blocks: what the raw COPY writes too. */
-const PROJECTED_TABLES = ['blocks', 'logs', 'transfers', 'balances', 'wallet_transfer_counts'] as const;
+const PROJECTED_TABLES = [
+  'blocks',
+  'address_ids',
+  'logs',
+  'transfers',
+  'balances',
+  'wallet_transfer_counts',
+] as const;
 
 const loadSamples: number[] = [];
 const children: ChildProcess[] = [];
@@ -227,6 +239,13 @@ try {
   if (projectedRows.logs !== LOGS || projectedRows.transfers !== LOGS) {
     throw new Error(`projected ${JSON.stringify(projectedRows)}, expected ${LOGS} logs and transfers`);
   }
+  // As the projector wrote them, row by row: indexes that grew by page splits, not built in one go.
+  const projectedBytes = await measureTableBytes(pool, ['transfers', 'logs', 'address_ids']);
+  say('bytes per row as projected', {
+    transfers: projectedBytes['transfers']?.bytesPerRow,
+    logs: projectedBytes['logs']?.bytesPerRow,
+    addressIds: projectedBytes['address_ids']?.totalBytes,
+  });
 
   // The projector alone: a second projector (its own consumer group) replays the topic the
   // follower filled into a fresh database, with nothing else running: what the projector and
@@ -320,6 +339,7 @@ try {
       logsAndTransfersLogsPerSec: Math.round(rawLogsTransfers),
     },
     projectedRows,
+    projectedBytes,
     cpuSeconds: { endToEnd: cpuSeconds, projectorOnly: projectorOnlyCpu, rawCopy: rawCopyCpu },
     services: { follower: FOLLOWER_ENV, projector: PROJECTOR_ENV, nodeOptions: NODE_OPTIONS, appsFrom: FROM },
     machine: { ...(await machine(dbUrl)), speedBeforeRun: machineSpeed },
@@ -431,7 +451,7 @@ type ColumnType =
 async function readRows(pool: pg.Pool, table: (typeof PROJECTED_TABLES)[number]) {
   const info = await pool.query<{ column_name: string; data_type: string }>(
     `SELECT column_name, data_type FROM information_schema.columns
-     WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
+     WHERE table_schema = 'public' AND table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position`,
     [table],
   );
   const columns = info.rows.map((r) => r.column_name);

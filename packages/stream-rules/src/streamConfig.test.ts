@@ -29,6 +29,17 @@ describe('validateStreamConfig', () => {
     expect(r).toEqual({ ok: false, details: { webhookUrl: { message: expect.any(String) } } });
   });
 
+  it('takes maxRequestsPerSecond as a whole number from 1 to 10,000, or null for none', () => {
+    for (const ok of [1, 50, 10_000, null]) {
+      const r = validateStreamConfig({ ...good, maxRequestsPerSecond: ok }, chains);
+      expect(r.ok && r.config.maxRequestsPerSecond).toBe(ok);
+    }
+    for (const bad of [0, -1, 2.5, 10_001, '5']) {
+      const r = validateStreamConfig({ ...good, maxRequestsPerSecond: bad }, chains);
+      expect(r.ok ? undefined : Object.keys(r.details)).toEqual(['maxRequestsPerSecond']);
+    }
+  });
+
   it('applies the create rules', () => {
     const r = validateStreamConfig(
       {

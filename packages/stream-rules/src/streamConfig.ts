@@ -73,6 +73,12 @@ export const streamBody = z.object({
    * got (or is owed), send a removal notice: that body again with `"removed": true`.
    */
   notifyRemovals: z.boolean().optional(),
+  /**
+   * Beyond the hosted service: at most this many webhook requests a second to this stream's
+   * webhookUrl, counted across every sender; the backlog waits, and never counts as failures.
+   * null (or absent): no limit.
+   */
+  maxRequestsPerSecond: z.number().int().min(1).max(10_000).nullable().optional(),
   getNativeBalances: z.array(nativeBalanceSelector).nullable().optional(),
   abi: z.array(abiItem).nullable().optional(),
   advancedOptions: z.array(advancedOption).nullable().optional(),

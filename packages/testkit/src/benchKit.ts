@@ -126,3 +126,4 @@ export { cpuSecondsBetween, cpuSnapshot } from './processCpu.ts';
 export { type StartedAnvil, startAnvil } from './startAnvil.ts';
 export { freePort } from './freePort.ts';
 export { type FaultyRpc, startFaultyRpc } from './startFaultyRpc.ts';
+export { type TableBytes, measureTableBytes } from './measureTableBytes.ts';

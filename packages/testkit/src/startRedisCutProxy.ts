@@ -4,11 +4,13 @@ export interface RedisCutProxy {
   url: string;
   /** Connections cut so far (each at its second INFO). */
   cuts(): number;
+  /** Milliseconds since the window closed (negative while it is open or before any connection). */
+  sinceWindow(): number;
   close(): Promise<void>;
 }
 
 /**
- * A TCP proxy in front of Redis that, for `windowMs` after it starts, cuts every connection when
+ * A TCP proxy in front of Redis that, for `windowMs` after its first connection, cuts every connection when
  * the client sends its second INFO: the first is ioredis's ready check, the second BullMQ's version
  * check, so the cut lands inside BullMQ's connection set-up, as when Redis dies while a service
  * starts. From the first cut to the window's end the port is closed (reconnects are refused). After
@@ -16,8 +18,10 @@ export interface RedisCutProxy {
  */
 export async function startRedisCutProxy(opts: { target: string; windowMs: number }): Promise<RedisCutProxy> {
   const target = new URL(opts.target);
-  const started = Date.now();
-  const inWindow = () => Date.now() - started < opts.windowMs;
+  // The window opens with the first connection: a service slow to start (a loaded machine) still
+  // meets it.
+  let started: number | undefined;
+  const inWindow = () => started === undefined || Date.now() - started < opts.windowMs;
   const sockets = new Set<Socket>();
   let cuts = 0;
   let port = 0;
@@ -29,10 +33,11 @@ export async function startRedisCutProxy(opts: { target: string; windowMs: numbe
     server.close();
     reopening = setTimeout(
       () => server.listen(port, '127.0.0.1'),
-      Math.max(0, opts.windowMs - (Date.now() - started)),
+      Math.max(0, opts.windowMs - (Date.now() - (started ?? Date.now()))),
     );
   };
   const server: Server = createServer((client) => {
+    started ??= Date.now();
     const upstream = connect(Number(target.port), target.hostname);
     sockets.add(client);
     sockets.add(upstream);
@@ -68,6 +73,7 @@ export async function startRedisCutProxy(opts: { target: string; windowMs: numbe
   return {
     url: `redis://127.0.0.1:${port}`,
     cuts: () => cuts,
+    sinceWindow: () => (started === undefined ? -1 : Date.now() - started - opts.windowMs),
     close: async () => {
       clearTimeout(reopening);
       for (const s of sockets) s.destroy();

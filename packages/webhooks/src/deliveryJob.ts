@@ -41,6 +41,8 @@ export type DeliveryOutcome =
   | { outcome: 'postponed'; endpoint: string }
   /** Inside a batch job, for an endpoint known to be slow: the delivery goes on as its own job, not counted as an attempt. */
   | { outcome: 'handed-off'; endpoint: string }
+  /** Over its stream's maxRequestsPerSecond: sent at `afterMs` (its reserved turn), not counted as an attempt. */
+  | { outcome: 'throttled'; afterMs: number }
   | { outcome: 'dropped'; reason: string };
 
 /**

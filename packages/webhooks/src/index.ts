@@ -40,5 +40,5 @@ export {
   enqueueFollowUps,
 } from './deliveryJob.ts';
 export { type QueueRedisMode, openWebhookQueue } from './openWebhookQueue.ts';
-export { keccak256Bytes, keccak256Utf8 } from './keccak256.ts';
+export { keccak256Utf8 } from './keccak256.ts';
 export { redactUrl } from './redactUrl.ts';

@@ -8,6 +8,12 @@
 export const READ_SESSION_SETTINGS: Readonly<Record<string, string>> = {
   jit: 'off',
   max_parallel_workers_per_gather: '0',
+  // A page is the first rows of an ordered range scan. The wallet is matched by its address id, a
+  // value the planner learns only when the statement runs (an InitPlan), so it estimates every
+  // wallet at the average of a few rows and, with block bounds, preferred a bitmap scan of the
+  // whole range and a sort: for a busy wallet, every transfer in the range read to return 100.
+  // No query of this pool needs a bitmap scan (src/data/queryPlans.test.ts plans every shape).
+  enable_bitmapscan: 'off',
 };
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Pool, hexToBytes } from '@tributary/db';
+import { AddressIds, type Pool, hexToBytes } from '@tributary/db';
 
 /** Deterministic fake hashes and addresses, so that expected bodies can be written out. */
 export function hash32(seed: string): string {
@@ -51,7 +51,9 @@ export interface TransferFixture {
  * projector does (each party once, a transfer to oneself once); balances are left to setBalance.
  */
 export async function insertTransfers(pool: Pool, transfers: readonly TransferFixture[]): Promise<void> {
+  const ids = new AddressIds();
   for (const t of transfers) {
+    await ids.resolve(pool, t.chainId, [t.token, t.from, t.to]);
     await pool.query(
       `WITH parties AS (SELECT DISTINCT o FROM unnest(ARRAY[$3::bytea, $4::bytea]) o), per_token AS (
          INSERT INTO balances AS b (chain_id, token_address, owner_address, balance, transfer_count)
@@ -66,8 +68,9 @@ export async function insertTransfers(pool: Pool, transfers: readonly TransferFi
     const txIndex = t.txIndex ?? t.logIndex;
     await pool.query(
       `INSERT INTO transfers (chain_id, block_number, log_index, block_hash, block_timestamp, transaction_hash,
-                              transaction_index, token_address, from_address, to_address, value)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+                              transaction_index, token_address, from_address, to_address, value,
+                              token_id, from_id, to_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       [
         t.chainId,
         t.block,
@@ -80,6 +83,9 @@ export async function insertTransfers(pool: Pool, transfers: readonly TransferFi
         hexToBytes(t.from),
         hexToBytes(t.to),
         t.value.toString(),
+        ids.id(t.chainId, t.token),
+        ids.id(t.chainId, t.from),
+        ids.id(t.chainId, t.to),
       ],
     );
   }
@@ -96,13 +102,15 @@ export interface LogFixture {
 }
 
 export async function insertLogs(pool: Pool, logs: readonly LogFixture[]): Promise<void> {
+  const ids = new AddressIds();
   for (const l of logs) {
+    await ids.resolve(pool, l.chainId, [l.address]);
     const txIndex = l.txIndex ?? l.logIndex;
     const topic = (i: number) => (l.topics[i] === undefined ? null : hexToBytes(l.topics[i]));
     await pool.query(
       `INSERT INTO logs (chain_id, block_number, log_index, block_hash, block_timestamp, transaction_hash,
-                         transaction_index, address, topic0, topic1, topic2, topic3, data)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+                         transaction_index, address, topic0, topic1, topic2, topic3, data, address_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       [
         l.chainId,
         l.block,
@@ -117,6 +125,7 @@ export async function insertLogs(pool: Pool, logs: readonly LogFixture[]): Promi
         topic(2),
         topic(3),
         hexToBytes(l.data),
+        ids.id(l.chainId, l.address),
       ],
     );
   }

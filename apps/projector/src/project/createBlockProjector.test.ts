@@ -193,8 +193,10 @@ describe('createBlockProjector', () => {
     await db.projector.projectBatch(chain.slice(0, 2));
     // A transfer row at block 2 without its block row (written by something else than the projector).
     await db.pool.query(
-      `INSERT INTO transfers SELECT chain_id, 2, 1, '\\x${h(3).slice(2)}', block_timestamp, transaction_hash,
-         transaction_index, token_address, from_address, to_address, 5 FROM transfers WHERE block_number = 1`,
+      `INSERT INTO transfers (chain_id, block_number, log_index, block_hash, block_timestamp, transaction_hash,
+                             transaction_index, token_id, from_id, to_id, token_address, from_address, to_address, value)
+       SELECT chain_id, 2, 1, '\\x${h(3).slice(2)}', block_timestamp, transaction_hash, transaction_index,
+              token_id, from_id, to_id, token_address, from_address, to_address, 5 FROM transfers WHERE block_number = 1`,
     );
     const out = await db.projector.projectBatch(chain.slice(2));
     expect(out).toEqual({ blocks: 2, logs: 3, transfers: 2, removedBlocks: 0 });
@@ -267,8 +269,10 @@ describe('createBlockProjector', () => {
     // Block 3 through the conflict-tolerant path (a stray row at (3, 2), written by something
     // else, makes the direct COPY fail): only the rows inserted count, a self-transfer once.
     await db.pool.query(
-      `INSERT INTO transfers SELECT chain_id, 3, 2, '\\x${h(303).slice(2)}', block_timestamp, transaction_hash,
-         transaction_index, token_address, from_address, to_address, 7 FROM transfers WHERE block_number = 2`,
+      `INSERT INTO transfers (chain_id, block_number, log_index, block_hash, block_timestamp, transaction_hash,
+                             transaction_index, token_id, from_id, to_id, token_address, from_address, to_address, value)
+       SELECT chain_id, 3, 2, '\\x${h(303).slice(2)}', block_timestamp, transaction_hash, transaction_index,
+              token_id, from_id, to_id, token_address, from_address, to_address, 7 FROM transfers WHERE block_number = 2`,
     );
     await db.projector.projectBatch([
       branchBlock(3, 303, [

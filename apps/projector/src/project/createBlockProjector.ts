@@ -1,4 +1,5 @@
 import {
+  AddressIds,
   type BegunSegment,
   type Pool,
   type PoolClient,
@@ -74,6 +75,14 @@ export function createBlockProjector(deps: {
     removed.inc(out.removedBlocks);
   };
 
+  // Address ids (the index keys of logs and transfers), resolved (new ones added and committed)
+  // before a batch's transaction begins: two batches in flight never wait for each other's ids.
+  const ids = new AddressIds();
+  const resolveIds = async (steps: BatchStep[]) => {
+    for (const step of steps)
+      if (step.kind === 'segment') await ids.resolveBlocks(deps.pool, step.segment.blocks);
+  };
+
   const onConnectionError =
     deps.onConnectionError ??
     ((err: Error) => deps.logger.debug({ err }, 'PostgreSQL connection of a transaction failed'));
@@ -115,7 +124,7 @@ export function createBlockProjector(deps: {
   async function runSteps(client: PoolClient, steps: BatchStep[], out: BatchOutcome) {
     for (const step of steps) {
       if (step.kind === 'segment') {
-        const r = await (await beginBlockSegment(client, step.segment)).finish();
+        const r = await (await beginBlockSegment(client, step.segment, ids)).finish();
         out.blocks += r.blocks;
         out.logs += r.logs;
         out.transfers += r.transfers;
@@ -135,6 +144,7 @@ export function createBlockProjector(deps: {
       const out: BatchOutcome = { blocks: 0, logs: 0, transfers: 0, removedBlocks: 0 };
       const steps = planBatch(events);
       const startedAt = performance.now();
+      await resolveIds(steps);
       const { client, end } = await begin();
       try {
         await runSteps(client, steps, out);
@@ -151,11 +161,12 @@ export function createBlockProjector(deps: {
       const steps = planBatch(events);
       if (steps.some((s) => s.kind === 'remove')) throw new Error('startBatch: the batch removes blocks');
       const startedAt = performance.now();
+      await resolveIds(steps);
       const { client, end } = await begin();
       const begun: BegunSegment[] = [];
       try {
         for (const step of steps)
-          if (step.kind === 'segment') begun.push(await beginBlockSegment(client, step.segment));
+          if (step.kind === 'segment') begun.push(await beginBlockSegment(client, step.segment, ids));
       } catch (err) {
         await rollBack(end, err);
         throw err;

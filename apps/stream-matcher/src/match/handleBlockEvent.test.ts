@@ -519,11 +519,11 @@ describe('block handler on real chain data', () => {
   });
 
   it('makes an identical call once per block', async () => {
-    const reader = readers().forBlock(31337, event.block.number);
+    const reader = readers().forBlock(31337, event.block);
     const call = { to: TKA, data: '0x18160ddd' as Hex }; // totalSupply()
     const first = reader.call(call);
     expect(reader.call({ ...call })).toBe(first);
-    const other = readers().forBlock(31337, event.block.number).call(call);
+    const other = readers().forBlock(31337, event.block).call(call);
     expect(other).not.toBe(first);
     expect(BigInt(await first)).toBe(1_000_000n);
     expect(await other).toBe(await first);

@@ -274,7 +274,7 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
       return 0;
     }
 
-    const reader = deps.readers.forBlock(event.chainId, event.block.number);
+    const reader = deps.readers.forBlock(event.chainId, event.block);
     await Promise.all(
       matches
         .filter(

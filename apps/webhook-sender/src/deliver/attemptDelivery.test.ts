@@ -43,6 +43,8 @@ describe('a failed attempt in the log', () => {
         }),
         successRateThreshold: 70,
         onStreamStatusChanged: () => undefined,
+        // The stream has no maxRequestsPerSecond: its turn is never asked for.
+        rateLimiter: { turn: () => Promise.reject(new Error('a stream without a limit took a turn')) },
         store: createDeliveryStore(pool, {
           threshold: 70,
           queueSizeMaxAgeMs: 1_000,

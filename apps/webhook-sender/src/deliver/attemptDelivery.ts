@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import { createBatcher } from './createBatcher.ts';
 import { type EndpointSlots, endpointOf } from './createEndpointSlots.ts';
 import { createQueueSizes } from './createQueueSizes.ts';
+import type { StreamRateLimiter } from './createStreamRateLimiter.ts';
 
 /** An endpoint whose requests lately took a second (or half the timeout, when shorter) is slow. */
 export const slowEndpointMs = (timeoutMs: number) => Math.min(1_000, timeoutMs / 2);
@@ -36,7 +37,14 @@ export interface AttemptDeps {
   onStreamStatusChanged: (streamId: string) => void;
   /** One POST made: its outcome and latency (for the metrics). */
   onAttempt?: (outcome: 'delivered' | 'retry' | 'gave_up' | 'held', latencyMs: number) => void;
+  /** Turns under each stream's maxRequestsPerSecond, shared by every sender. */
+  rateLimiter: StreamRateLimiter;
+  /** A turn that could not be read (Redis away): the delivery waits, it is never sent unchecked. */
+  onRateLimiterError?: (err: unknown) => void;
 }
+
+/** How long a delivery waits when its stream's turn cannot be read. */
+const TURN_UNKNOWN_WAIT_MS = 1_000;
 
 /** The reads and writes of the success path, batched across concurrent attempts. */
 export interface DeliveryStore {
@@ -114,6 +122,17 @@ export async function attemptDelivery(
   if (d.streamStatus !== 'active') {
     await setDeliveryStatus(deps.pool, d.id, 'held');
     return { outcome: 'held' };
+  }
+
+  if (d.maxRequestsPerSecond !== null) {
+    let wait: number;
+    try {
+      wait = await deps.rateLimiter.turn(d.streamId, d.id, d.maxRequestsPerSecond);
+    } catch (err) {
+      deps.onRateLimiterError?.(err);
+      wait = TURN_UNKNOWN_WAIT_MS;
+    }
+    if (wait > 0) return { outcome: 'throttled', afterMs: wait };
   }
 
   const endpoint = endpointOf(d.webhookUrl);

@@ -111,6 +111,10 @@ export function createDeliveryWorker(
     switch (result.outcome) {
       case 'retry':
         throw new RetryLater(result.error);
+      case 'throttled':
+        // Until its turn under the stream's limit, without counting an attempt.
+        await job.moveToDelayed(Date.now() + result.afterMs, token);
+        throw new DelayedError();
       case 'postponed':
       case 'handed-off':
         // Back to the delayed set, without counting an attempt.
@@ -152,6 +156,8 @@ export function createDeliveryWorker(
           delayMs: 0,
           busyEndpoint: result.endpoint,
         };
+      case 'throttled':
+        return { deliveryId, jobId: `${deliveryId}_alone`, attemptsBefore: 0, delayMs: result.afterMs };
       case 'delivered':
       case 'gave-up':
       case 'held':

@@ -68,7 +68,7 @@ export async function insertTestAccount(pool: Pool, webhookSecret: string): Prom
 /** A devnet stream of native transactions posting to `webhookUrl`; returns its id. */
 export async function insertTestStream(
   pool: Pool,
-  s: { accountId: string; webhookUrl: string; tag: string },
+  s: { accountId: string; webhookUrl: string; tag: string; maxRequestsPerSecond?: number },
 ): Promise<string> {
   const id = randomUUID();
   await insertStream(pool, {
@@ -81,6 +81,7 @@ export async function insertTestStream(
       tag: s.tag,
       chainIds: ['0x7a69'],
       includeNativeTxs: true,
+      ...(s.maxRequestsPerSecond !== undefined ? { maxRequestsPerSecond: s.maxRequestsPerSecond } : {}),
     },
   });
   return id;

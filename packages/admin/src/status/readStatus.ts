@@ -12,7 +12,7 @@ import type { Queue } from 'bullmq';
 import type { Admin, Kafka } from 'kafkajs';
 
 /** One chain as its follower and projector see it, beside the node's head. */
-export interface ChainStatus {
+interface ChainStatus {
   chainId: number;
   /** The node's latest block (undefined: no RPC URL for the chain, or the node did not answer). */
   head?: number;
@@ -25,7 +25,7 @@ export interface ChainStatus {
 }
 
 /** A consumer group on the block topic: its committed offsets against the topic's end. */
-export interface ConsumerStatus {
+interface ConsumerStatus {
   group: string;
   topic: string;
   /** Messages not yet committed, over every partition. */
@@ -34,7 +34,7 @@ export interface ConsumerStatus {
   committed: number;
 }
 
-export interface ServiceStatus {
+interface ServiceStatus {
   name: string;
   url: string;
   /** undefined: the service did not answer at all. */

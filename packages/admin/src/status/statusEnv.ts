@@ -21,7 +21,7 @@ const list = (fallback: string) =>
     );
 
 /** The deployment the status command looks at: the services' own variables, with their defaults. */
-export const statusEnvSchema = z.object({
+const statusEnvSchema = z.object({
   ...databaseEnv,
   ...redisEnv,
   ...kafkaEnv,

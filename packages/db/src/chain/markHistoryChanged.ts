@@ -1,10 +1,11 @@
 import type { PoolClient } from 'pg';
+import { latestBlockSql } from '../queries/keyset.ts';
 
 // One row per chain whose earliest changed block is at or below the chain's newest transfer block.
 const MARK_HISTORY_CHANGED = `
 INSERT INTO chain_history_versions AS v (chain_id, version)
 SELECT c.chain_id, 1 FROM unnest($1::bigint[], $2::bigint[]) AS c(chain_id, from_block)
-WHERE c.from_block <= (SELECT max(block_number) FROM transfers t WHERE t.chain_id = c.chain_id)
+WHERE c.from_block <= (SELECT ${latestBlockSql} FROM transfers t WHERE t.chain_id = c.chain_id)
 ON CONFLICT (chain_id) DO UPDATE SET version = v.version + 1`;
 
 /**

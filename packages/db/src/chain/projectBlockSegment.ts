@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import { AddressIds } from './addressIds.ts';
 import { type BinaryCopyWriter, LastHexField, copyBinary, encodeFields } from './binaryCopy.ts';
 import type { BlockSegment, SegmentBlock } from './chainRows.ts';
 import { copyRows } from './copyRows.ts';
@@ -8,10 +9,45 @@ import { applySupplyDeltasSql, applyWalletCountsSql, ownerDeltasSql } from './tr
 
 const ZERO_HEX = '0x0000000000000000000000000000000000000000';
 
+const BLOCK_COLUMNS = ['chain_id', 'number', 'hash', 'parent_hash', 'timestamp', 'confirmed'] as const;
+
+/** The columns logs and transfers both start with: where the row sits in the chain. */
+const POSITION_COLUMNS = [
+  'chain_id',
+  'block_number',
+  'log_index',
+  'block_hash',
+  'block_timestamp',
+  'transaction_hash',
+  'transaction_index',
+] as const;
+
+export const LOG_COLUMNS = [
+  ...POSITION_COLUMNS,
+  'address_id',
+  'address',
+  'topic0',
+  'topic1',
+  'topic2',
+  'topic3',
+  'data',
+] as const;
+
+export const TRANSFER_COLUMNS = [
+  ...POSITION_COLUMNS,
+  'token_id',
+  'from_id',
+  'to_id',
+  'token_address',
+  'from_address',
+  'to_address',
+  'value',
+] as const;
+
 const STAGING = `
 CREATE TEMP TABLE IF NOT EXISTS stage_blocks (LIKE blocks) ON COMMIT DELETE ROWS;
-CREATE TEMP TABLE IF NOT EXISTS stage_logs (LIKE logs) ON COMMIT DELETE ROWS;
-CREATE TEMP TABLE IF NOT EXISTS stage_transfers (LIKE transfers) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE IF NOT EXISTS stage_logs (LIKE logs INCLUDING GENERATED) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE IF NOT EXISTS stage_transfers (LIKE transfers INCLUDING GENERATED) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS stage_tokens (
   chain_id bigint, address bytea, name text, symbol text, decimals smallint,
   total_supply numeric(78, 0), read_at_block bigint, first_seen_hash bytea) ON COMMIT DELETE ROWS;
@@ -56,7 +92,8 @@ INSERT INTO address_kinds (chain_id, address, is_contract)
 SELECT chain_id, address, is_contract FROM stage_kinds ON CONFLICT DO NOTHING`;
 
 const INSERT_LOGS = `
-INSERT INTO logs SELECT s.* FROM stage_logs s
+INSERT INTO logs (${LOG_COLUMNS.join(', ')})
+SELECT ${LOG_COLUMNS.map((c) => `s.${c}`).join(', ')} FROM stage_logs s
 JOIN blocks b ON b.chain_id = s.chain_id AND b.number = s.block_number AND b.hash = s.block_hash
 ON CONFLICT DO NOTHING`;
 
@@ -66,7 +103,8 @@ ON CONFLICT DO NOTHING`;
 // an owner: its row only counts transfers, its balance stays 0.
 const INSERT_TRANSFERS = `
 WITH ins AS (
-  INSERT INTO transfers SELECT s.* FROM stage_transfers s
+  INSERT INTO transfers (${TRANSFER_COLUMNS.join(', ')})
+  SELECT ${TRANSFER_COLUMNS.map((c) => `s.${c}`).join(', ')} FROM stage_transfers s
   JOIN blocks b ON b.chain_id = s.chain_id AND b.number = s.block_number AND b.hash = s.block_hash
   ON CONFLICT DO NOTHING
   RETURNING chain_id, block_number, token_address, from_address, to_address, value
@@ -105,37 +143,6 @@ FROM (
 ) d
 WHERE t.chain_id = d.chain_id AND t.address = d.token_address AND t.total_supply IS NOT NULL`;
 
-const BLOCK_COLUMNS = ['chain_id', 'number', 'hash', 'parent_hash', 'timestamp', 'confirmed'] as const;
-
-/** The columns logs and transfers both start with: where the row sits in the chain. */
-const POSITION_COLUMNS = [
-  'chain_id',
-  'block_number',
-  'log_index',
-  'block_hash',
-  'block_timestamp',
-  'transaction_hash',
-  'transaction_index',
-] as const;
-
-export const LOG_COLUMNS = [
-  ...POSITION_COLUMNS,
-  'address',
-  'topic0',
-  'topic1',
-  'topic2',
-  'topic3',
-  'data',
-] as const;
-
-export const TRANSFER_COLUMNS = [
-  ...POSITION_COLUMNS,
-  'token_address',
-  'from_address',
-  'to_address',
-  'value',
-] as const;
-
 export interface SegmentResult {
   blocks: number;
   logs: number;
@@ -153,8 +160,12 @@ export interface SegmentResult {
  * session temp tables, then INSERT ... ON CONFLICT DO NOTHING joined with `blocks`, deltas from
  * the rows actually inserted; so a replay stays a no-op.
  */
-export async function projectBlockSegment(client: PoolClient, seg: BlockSegment): Promise<SegmentResult> {
-  return (await beginBlockSegment(client, seg)).finish();
+export async function projectBlockSegment(
+  client: PoolClient,
+  seg: BlockSegment,
+  ids: AddressIds = new AddressIds(),
+): Promise<SegmentResult> {
+  return (await beginBlockSegment(client, seg, ids)).finish();
 }
 
 /** A segment whose new rows are written; finish() writes the rest (same transaction). */
@@ -170,9 +181,15 @@ export interface BegunSegment {
  * writes confirmations, tokens, account kinds, balance and supply deltas and the rows of the
  * other blocks; these touch rows shared between segments (balances, tokens). A segment that
  * reaches at or below the chain's newest transfer block (a reorg, older blocks) also locks the
- * chain's history version (markHistoryChanged); new blocks above the head never do.
+ * chain's history version (markHistoryChanged); new blocks above the head never do. `ids` gives
+ * the address ids of the logs' contracts and the transfers' tokens and parties (index keys): those it lacks are added in this
+ * transaction, so a caller with batches in flight resolves them first, outside (AddressIds.resolve).
  */
-export async function beginBlockSegment(client: PoolClient, seg: BlockSegment): Promise<BegunSegment> {
+export async function beginBlockSegment(
+  client: PoolClient,
+  seg: BlockSegment,
+  ids: AddressIds = new AddressIds(),
+): Promise<BegunSegment> {
   // Before any row changes: transfers reaching below the head order themselves against checkpoint computations.
   await markHistoryChanged(client, earliestBlocks(seg.blocks.filter((b) => b.transfers.length > 0)));
   await client.query(STAGING);
@@ -210,13 +227,16 @@ export async function beginBlockSegment(client: PoolClient, seg: BlockSegment): 
   if (freshBlocks.length > 0) {
     const logCount = count(freshBlocks, 'logs');
     const transferCount = count(freshBlocks, 'transfers');
+    // Ids of new addresses are written in this transaction unless the caller resolved them before
+    // (the projector does, outside its transactions: see AddressIds.resolve).
+    await ids.resolveBlocks(client, freshBlocks);
     // Rows written by something else than this projector would break the invariant above: then
     // everything goes the careful way.
     await client.query('SAVEPOINT fresh_rows');
     try {
-      if (logCount > 0) await copyBinary(client, 'logs', LOG_COLUMNS, (w) => writeLogs(w, freshBlocks));
+      if (logCount > 0) await copyBinary(client, 'logs', LOG_COLUMNS, (w) => writeLogs(w, freshBlocks, ids));
       if (transferCount > 0) {
-        await copyBinary(client, 'transfers', TRANSFER_COLUMNS, (w) => writeTransfers(w, freshBlocks));
+        await copyBinary(client, 'transfers', TRANSFER_COLUMNS, (w) => writeTransfers(w, freshBlocks, ids));
       }
       await client.query('RELEASE SAVEPOINT fresh_rows');
       logs += logCount;
@@ -270,12 +290,15 @@ export async function beginBlockSegment(client: PoolClient, seg: BlockSegment): 
       }
       // Supply deltas need the token rows (first seen in this segment, perhaps): after INSERT_TOKENS.
       if (count(freshBlocks, 'transfers') > 0) await applyDeltas(client, freshBlocks);
+      if (staleBlocks.length > 0) await ids.resolveBlocks(client, staleBlocks);
       if (staleBlocks.length > 0 && count(staleBlocks, 'logs') > 0) {
-        await copyBinary(client, 'stage_logs', LOG_COLUMNS, (w) => writeLogs(w, staleBlocks));
+        await copyBinary(client, 'stage_logs', LOG_COLUMNS, (w) => writeLogs(w, staleBlocks, ids));
         logs += (await client.query(INSERT_LOGS)).rowCount ?? 0;
       }
       if (staleBlocks.length > 0 && count(staleBlocks, 'transfers') > 0) {
-        await copyBinary(client, 'stage_transfers', TRANSFER_COLUMNS, (w) => writeTransfers(w, staleBlocks));
+        await copyBinary(client, 'stage_transfers', TRANSFER_COLUMNS, (w) =>
+          writeTransfers(w, staleBlocks, ids),
+        );
         const res = await client.query<{ transfers: number }>(INSERT_TRANSFERS);
         transfers += res.rows[0]?.transfers ?? 0;
       }
@@ -303,7 +326,7 @@ function blockFields(b: SegmentBlock): [Buffer, Buffer] {
  * logs often share a transaction, a contract and leading topics: those fields are copied from
  * the previous row's encoding when equal.
  */
-function* writeLogs(w: BinaryCopyWriter, blocks: readonly SegmentBlock[]): Generator<void> {
+function* writeLogs(w: BinaryCopyWriter, blocks: readonly SegmentBlock[], ids: AddressIds): Generator<void> {
   const txHash = new LastHexField();
   const address = new LastHexField();
   const topics = [new LastHexField(), new LastHexField(), new LastHexField(), new LastHexField()];
@@ -312,8 +335,9 @@ function* writeLogs(w: BinaryCopyWriter, blocks: readonly SegmentBlock[]): Gener
   for (const b of blocks) {
     const [chainAndNumber, hashAndTime] = blockFields(b);
     for (const l of b.logs) {
-      w.row(13).raw(chainAndNumber).int4(l.logIndex).raw(hashAndTime);
-      w.hexRepeated(l.transactionHash, txHash).int4(l.transactionIndex).hexRepeated(l.address, address);
+      w.row(14).raw(chainAndNumber).int4(l.logIndex).raw(hashAndTime);
+      w.hexRepeated(l.transactionHash, txHash).int4(l.transactionIndex);
+      w.int4(ids.id(b.chainId, l.address)).hexRepeated(l.address, address);
       const t = l.topics;
       for (let i = 0; i < 4; i++) {
         const topic = t[i];
@@ -328,7 +352,11 @@ function* writeLogs(w: BinaryCopyWriter, blocks: readonly SegmentBlock[]): Gener
 }
 
 /** Rows in TRANSFER_COLUMNS order (repeated fields as in writeLogs). */
-function* writeTransfers(w: BinaryCopyWriter, blocks: readonly SegmentBlock[]): Generator<void> {
+function* writeTransfers(
+  w: BinaryCopyWriter,
+  blocks: readonly SegmentBlock[],
+  ids: AddressIds,
+): Generator<void> {
   const txHash = new LastHexField();
   const token = new LastHexField();
   const from = new LastHexField();
@@ -337,8 +365,10 @@ function* writeTransfers(w: BinaryCopyWriter, blocks: readonly SegmentBlock[]): 
   for (const b of blocks) {
     const [chainAndNumber, hashAndTime] = blockFields(b);
     for (const t of b.transfers) {
-      w.row(11).raw(chainAndNumber).int4(t.logIndex).raw(hashAndTime);
-      w.hexRepeated(t.transactionHash, txHash).int4(t.transactionIndex).hexRepeated(t.token, token);
+      w.row(14).raw(chainAndNumber).int4(t.logIndex).raw(hashAndTime);
+      w.hexRepeated(t.transactionHash, txHash).int4(t.transactionIndex);
+      w.int4(ids.id(b.chainId, t.token)).int4(ids.id(b.chainId, t.from)).int4(ids.id(b.chainId, t.to));
+      w.hexRepeated(t.token, token);
       w.hexRepeated(t.from, from).hexRepeated(t.to, to).numeric(t.value);
       if (++n % 1000 === 0) yield;
     }

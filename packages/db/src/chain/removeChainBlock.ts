@@ -1,9 +1,13 @@
 import { hexToBytes } from '../bytes.ts';
+import { blockEndPosSql, blockStartPosSql } from '../queries/keyset.ts';
 import type { PoolClient } from 'pg';
 import type { RemovedBlock } from './chainRows.ts';
 import { forgetCheckpointsSql } from './forgetCheckpointsSql.ts';
 import { markHistoryChanged } from './markHistoryChanged.ts';
 import { applySupplyDeltasSql, applyWalletCountsSql, ownerDeltasSql } from './transferDeltasSql.ts';
+
+// Block $2's rows of transfers or logs: a range of their primary key (chain_id, pos).
+const BLOCK_ROWS = `pos >= ${blockStartPosSql('$2')} AND pos < ${blockEndPosSql('$2')}`;
 
 // Reverses exactly the balance, transfer-count (per token and per wallet) and supply deltas of the
 // transfer rows this statement deleted, and forgets the wallet-transfer checkpoints above them:
@@ -11,7 +15,7 @@ import { applySupplyDeltasSql, applyWalletCountsSql, ownerDeltasSql } from './tr
 // Counted as projectChainSegment counts them: each party once, the zero address without balance.
 const DELETE_TRANSFERS = `
 WITH del AS (
-  DELETE FROM transfers WHERE chain_id = $1 AND block_number = $2 AND block_hash = $3
+  DELETE FROM transfers WHERE chain_id = $1 AND ${BLOCK_ROWS} AND block_hash = $3
   RETURNING chain_id, block_number, token_address, from_address, to_address, value
 ), d AS (${ownerDeltasSql('del')}
 ), bal AS (
@@ -37,7 +41,7 @@ export async function removeChainBlock(
   const transfers =
     (await client.query<{ transfers: number }>(DELETE_TRANSFERS, params)).rows[0]?.transfers ?? 0;
   const logs = await client.query(
-    'DELETE FROM logs WHERE chain_id = $1 AND block_number = $2 AND block_hash = $3',
+    `DELETE FROM logs WHERE chain_id = $1 AND ${BLOCK_ROWS} AND block_hash = $3`,
     params,
   );
   await client.query('DELETE FROM tokens WHERE chain_id = $1 AND first_seen_hash = $2', [

@@ -1,16 +1,15 @@
 /**
  * SQL for the number of a wallet's transfers matching `conds` (each ` AND ...`, on transfers'
- * columns): sender side + receiver side - transfers to oneself (counted on both sides). Each term
- * is an index-only range count: transfers_by_from / transfers_by_to (or their _token forms when
- * `conds` names the token), transfers_self for the last term. The self term bounds the wallet
- * with >= and <= rather than =: with "=", PostgreSQL folds `from_address = to_address` into an
- * equivalence class and no longer proves the partial index predicate, falling back to a
- * heap-filtered scan of every receiver-side row. `chain` and `wallet` are placeholders.
+ * `pos` and `token_id`): sender side + receiver side - transfers to oneself (counted on both
+ * sides). Each term is an index-only range count: transfers_by_from / transfers_by_to (or their
+ * _token forms when `conds` names the token), transfers_self for the last term. The self term
+ * bounds the wallet with >= and <= rather than =: with "=", PostgreSQL folds `from_id = to_id`
+ * into an equivalence class and no longer proves the partial index predicate, falling back to a
+ * heap-filtered scan of every receiver-side row. `walletId` is an SQL expression (addressIdSql).
  */
-export function walletCountSql(chain: string, wallet: string, conds: string): string {
-  return `((SELECT count(*) FROM transfers WHERE chain_id = ${chain} AND from_address = ${wallet}${conds})
-     + (SELECT count(*) FROM transfers WHERE chain_id = ${chain} AND to_address = ${wallet}${conds})
+export function walletCountSql(walletId: string, conds: string): string {
+  return `((SELECT count(*) FROM transfers WHERE from_id = ${walletId}${conds})
+     + (SELECT count(*) FROM transfers WHERE to_id = ${walletId}${conds})
      - (SELECT count(*) FROM transfers
-         WHERE chain_id = ${chain} AND from_address = to_address
-           AND from_address >= ${wallet} AND from_address <= ${wallet}${conds}))`;
+         WHERE from_id = to_id AND from_id >= ${walletId} AND from_id <= ${walletId}${conds}))`;
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { hexToBytes } from '../bytes.ts';
-import { Params } from './keyset.ts';
+import { addressIdSql } from './addressIdSql.ts';
+import { Params, blockStartPosSql } from './keyset.ts';
 import { statementName } from './statementName.ts';
 import { walletCountSql } from './walletCountSql.ts';
 import { walletTotalSql } from './walletTotalSql.ts';
@@ -51,9 +52,7 @@ export async function walletRangeTotal(db: Queryable, q: WalletRangeTotalQuery):
       : `(SELECT transfers FROM wallet_transfer_checkpoints
            WHERE chain_id = ${chainP} AND wallet = ${walletP} AND before_block = ${p.add(at)})`;
   const between = (a: number, b: number) =>
-    a >= b
-      ? '0'
-      : walletCountSql(chainP, walletP, ` AND block_number >= ${p.add(a)} AND block_number < ${p.add(b)}`);
+    a >= b ? '0' : walletCountSql(addressIdSql(chainP, walletP), blocksFrom(p.add(a), p.add(b)));
   const sql = `SELECT ${stored(lo)} AS lo, ${between(lo, from)} AS lo_edge,
             ${stored(hi)} AS hi, ${between(hi, end)} AS hi_edge`;
   // Named: a handful of shapes (which terms are empty), each planned once per pooled session.
@@ -119,31 +118,29 @@ async function storeCheckpoint(
   const chainP = p.add(q.chainId);
   const walletP = p.add(wallet);
   const atP = p.add(at);
-  const count = (conds: string) => walletCountSql(chainP, walletP, conds);
+  const count = (conds: string) => walletCountSql(addressIdSql(chainP, walletP), conds);
   // A stored checkpoint's number is read in the same snapshot (null if it was forgotten since).
   const stored = (block: number) =>
     `(SELECT transfers FROM wallet_transfer_checkpoints
        WHERE chain_id = ${chainP} AND wallet = ${walletP} AND before_block = ${p.add(block)})`;
   // Candidates by the number of blocks they count (the cost follows the wallet's transfers there).
   const ways: { blocks: number; sql: () => string }[] = [
-    { blocks: at, sql: () => count(` AND block_number < ${atP}`) },
+    { blocks: at, sql: () => count(blocksFrom(undefined, atP)) },
     {
       blocks: Math.max(0, q.pin - at + 1),
-      sql: () => `${walletTotalSql(chainP, walletP)} - ${count(` AND block_number >= ${atP}`)}`,
+      sql: () => `${walletTotalSql(chainP, walletP)} - ${count(blocksFrom(atP, undefined))}`,
     },
   ];
   if (lower !== null) {
     ways.push({
       blocks: at - lower,
-      sql: () =>
-        `${stored(lower)} + ${count(` AND block_number >= ${p.add(lower)} AND block_number < ${atP}`)}`,
+      sql: () => `${stored(lower)} + ${count(blocksFrom(p.add(lower), atP))}`,
     });
   }
   if (upper !== null) {
     ways.push({
       blocks: upper - at,
-      sql: () =>
-        `${stored(upper)} - ${count(` AND block_number >= ${atP} AND block_number < ${p.add(upper)}`)}`,
+      sql: () => `${stored(upper)} - ${count(blocksFrom(atP, p.add(upper)))}`,
     });
   }
   const way = ways.reduce((a, b) => (b.blocks < a.blocks ? b : a));
@@ -168,4 +165,12 @@ async function storeCheckpoint(
   // The stored checkpoint it started from was forgotten in between: count without one.
   if (n == null) return storeCheckpoint(db, q, wallet, at, false);
   return Number(n);
+}
+
+/** Conditions for blocks in [from, to) (placeholders; either may be absent), on transfers.pos. */
+function blocksFrom(from: string | undefined, to: string | undefined): string {
+  return (
+    (from === undefined ? '' : ` AND pos >= ${blockStartPosSql(from)}`) +
+    (to === undefined ? '' : ` AND pos < ${blockStartPosSql(to)}`)
+  );
 }

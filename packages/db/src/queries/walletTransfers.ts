@@ -1,7 +1,16 @@
 import type pg from 'pg';
 import { hexToBytes } from '../bytes.ts';
 import { hexByteaTypes } from './hexByteaTypes.ts';
-import { type LogPosition, Params, type SortOrder, orderBy, positionConditions } from './keyset.ts';
+import {
+  type LogPosition,
+  Params,
+  type SortOrder,
+  blockEndPosSql,
+  latestBlockSql,
+  posOrderBy,
+  rowPositionConditions,
+} from './keyset.ts';
+import { addressIdSql } from './addressIdSql.ts';
 import { isoTimestampSql, linesAggSql, pageLines } from './recordLines.ts';
 import { statementName } from './statementName.ts';
 import { walletCountSql } from './walletCountSql.ts';
@@ -62,17 +71,24 @@ interface RawPage {
   head_total?: string;
 }
 
-function filterConditions(p: Params, q: WalletTransfersFilter & { order?: SortOrder; after?: LogPosition }) {
-  const conds = positionConditions(p, { ...q, order: q.order ?? 'DESC' });
+function filterConditions(
+  p: Params,
+  chain: string,
+  q: WalletTransfersFilter & { order?: SortOrder; after?: LogPosition },
+) {
+  const conds = rowPositionConditions(p, { ...q, order: q.order ?? 'DESC' });
   if (q.contractAddresses && q.contractAddresses.length > 0) {
-    conds.push(`token_address = ANY(${p.add(q.contractAddresses.map(hexToBytes))}::bytea[])`);
+    conds.push(
+      `token_id = ANY(ARRAY(SELECT id FROM address_ids
+                             WHERE chain_id = ${chain} AND address = ANY(${p.add(q.contractAddresses.map(hexToBytes))}::bytea[])))`,
+    );
   }
   return conds.map((c) => ` AND ${c}`).join('');
 }
 
 /** Block range and keyset conditions only (the token is matched by the caller). */
 function positionOnly(p: Params, q: WalletTransfersQuery) {
-  return positionConditions(p, q)
+  return rowPositionConditions(p, q)
     .map((c) => ` AND ${c}`)
     .join('');
 }
@@ -80,10 +96,12 @@ function positionOnly(p: Params, q: WalletTransfersQuery) {
 /**
  * One page of a wallet's transfers: a merge of the sender side and the receiver side, each an
  * index range scan limited to the page size; a transfer to oneself is taken from the sender side
- * only. Without a token filter the sides read transfers_by_from / transfers_by_to. With
- * contract_addresses, each (side, token) is its own range scan of transfers_by_from_token /
- * transfers_by_to_token, already in page order, so a whale's other tokens are never read (a
- * single `token_address = ANY(...)` scan cannot return rows in block order across tokens).
+ * only. The wallet and the tokens are matched by their address ids (address_ids; an address
+ * without one has no transfers), ranges and the keyset by `pos`. Without a token filter the sides
+ * read transfers_by_from / transfers_by_to (wallet id, pos). With contract_addresses, each
+ * (side, token) is its own range scan of transfers_by_from_token / transfers_by_to_token, already
+ * in page order, so a whale's other tokens are never read (a single `token_id = ANY(...)` scan
+ * cannot return rows in block order across tokens).
  * Fetches `limit + 1` rows to tell whether a next page exists. Token metadata is not joined:
  * callers look it up by token address (the gateway caches it; see findTokenMetadata).
  */
@@ -94,30 +112,31 @@ export async function findWalletTransfers(
   const p = new Params();
   const chain = p.add(q.chainId);
   const wallet = p.add(hexToBytes(q.wallet));
-  const rest = positionOnly(p, q) + (q.pinHead ? ' AND block_number <= (SELECT n FROM pin)' : '');
+  const walletId = addressIdSql(chain, wallet);
+  const rest = positionOnly(p, q) + (q.pinHead ? ` AND pos < ${blockEndPosSql('(SELECT n FROM pin)')}` : '');
   const n = p.add(q.limit + 1);
-  const ord = orderBy(q.order);
+  const ord = posOrderBy(q.order);
   const cols =
-    'block_number, log_index, block_hash, block_timestamp, transaction_hash, transaction_index, token_address, from_address, to_address, value';
+    'pos, block_number, log_index, block_hash, block_timestamp, transaction_hash, transaction_index, token_address, from_address, to_address, value';
   const sides = (token: string) => [
     `(SELECT ${cols} FROM transfers
-       WHERE chain_id = ${chain} AND from_address = ${wallet}${token}${rest}
+       WHERE from_id = ${walletId}${token}${rest}
        ORDER BY ${ord} LIMIT ${n})`,
     `(SELECT ${cols} FROM transfers
-       WHERE chain_id = ${chain} AND to_address = ${wallet} AND from_address <> ${wallet}${token}${rest}
+       WHERE to_id = ${walletId} AND from_id <> ${walletId}${token}${rest}
        ORDER BY ${ord} LIMIT ${n})`,
   ];
   const tokens = q.contractAddresses ?? [];
   const branches =
     tokens.length === 0
       ? sides('')
-      : tokens.flatMap((t) => sides(` AND token_address = ${p.add(hexToBytes(t))}`));
+      : tokens.flatMap((t) => sides(` AND token_id = ${addressIdSql(chain, p.add(hexToBytes(t)))}`));
   // With pinHead: the total is the wallet's stored transfer count (walletTotalSql); the projector
   // writes transfers and counts in one transaction, so in one snapshot it is exactly the transfers
   // up to the pin. An empty page means no transfer up to the pin: total 0.
   const head = q.pinHead
     ? {
-        with: `pin AS MATERIALIZED (SELECT max(block_number) AS n FROM transfers WHERE chain_id = ${chain}),`,
+        with: `pin AS MATERIALIZED (SELECT ${latestBlockSql} AS n FROM transfers WHERE chain_id = ${chain}),`,
         cols: `, (SELECT n FROM pin) AS head_pin, ${walletTotalSql(
           chain,
           wallet,
@@ -205,9 +224,9 @@ export async function countWalletTransfers(db: Queryable, q: WalletTransfersFilt
   const p = new Params();
   const chain = p.add(q.chainId);
   const wallet = p.add(hexToBytes(q.wallet));
-  const rest = filterConditions(p, q);
+  const rest = filterConditions(p, chain, q);
   const { rows } = await db.query<{ total: string }>(
-    `SELECT ${walletCountSql(chain, wallet, rest)} AS total`,
+    `SELECT ${walletCountSql(addressIdSql(chain, wallet), rest)} AS total`,
     p.values,
   );
   return Number(rows[0]?.total ?? 0);
@@ -246,7 +265,7 @@ export async function walletTransferTotalAtHead(
             CASE WHEN ${toBlock}::bigint IS NULL OR pin.n IS NULL OR ${toBlock}::bigint >= pin.n THEN
               ${walletTotalSql(chain, wallet, tokens)}
             END AS total
-       FROM (SELECT max(block_number) AS n FROM transfers WHERE chain_id = ${chain}) pin`,
+       FROM (SELECT ${latestBlockSql} AS n FROM transfers WHERE chain_id = ${chain}) pin`,
     p.values,
   );
   const r = rows[0];
@@ -259,7 +278,7 @@ export async function walletTransferTotalAtHead(
 /** Highest block with a transfer on the chain (primary-key index, one probe); null when none. */
 export async function latestTransferBlock(db: Queryable, chainId: number): Promise<number | null> {
   const { rows } = await db.query<{ n: string | null }>(
-    'SELECT max(block_number) AS n FROM transfers WHERE chain_id = $1',
+    `SELECT ${latestBlockSql} AS n FROM transfers WHERE chain_id = $1`,
     [chainId],
   );
   return rows[0]?.n == null ? null : Number(rows[0].n);

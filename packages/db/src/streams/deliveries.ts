@@ -162,14 +162,12 @@ export interface DeliveryToSend {
   secrets: WebhookSecrets;
   /** The job named to deliver it (null: any). */
   jobId: string | null;
-}
-
-export async function getDeliveryToSend(db: Db, id: string): Promise<DeliveryToSend | undefined> {
-  return (await getDeliveriesToSend(db, [id])).get(id);
+  /** The stream's `maxRequestsPerSecond` (null: no limit). */
+  maxRequestsPerSecond: number | null;
 }
 
 /**
- * getDeliveryToSend for many deliveries in one round trip (the sender batches concurrent
+ * What an attempt needs of each delivery, in one round trip (the sender batches concurrent
  * attempts): primary-key reads joined with their stream and account, as a prepared statement.
  */
 export async function getDeliveriesToSend(
@@ -189,10 +187,12 @@ export async function getDeliveriesToSend(
     previous_secret: string | null;
     previous_valid_until: Date | null;
     job_id: string | null;
+    max_rps: number | null;
   }>({
-    name: 'deliveries-to-send-v4',
+    name: 'deliveries-to-send-v5',
     text: `SELECT d.id, d.stream_id, d.status, d.body, d.attempts, d.job_id, s.status AS stream_status, s.success_rate,
-                  s.config->>'webhookUrl' AS webhook_url, ${webhookSecretColumns('a')}
+                  s.config->>'webhookUrl' AS webhook_url, (s.config->>'maxRequestsPerSecond')::int AS max_rps,
+                  ${webhookSecretColumns('a')}
              FROM deliveries d JOIN streams s ON s.id = d.stream_id JOIN accounts a ON a.id = s.account_id
             WHERE d.id = ANY($1::uuid[])`,
     values: [ids],
@@ -211,6 +211,7 @@ export async function getDeliveriesToSend(
         webhookUrl: r.webhook_url,
         secrets: webhookSecretsOf(r),
         jobId: r.job_id,
+        maxRequestsPerSecond: r.max_rps,
       },
     ]),
   );

@@ -6,7 +6,7 @@ import { withTransaction } from '../withTransaction.ts';
 import {
   type NewDelivery,
   deliveryKey,
-  getDeliveryToSend,
+  getDeliveriesToSend,
   insertDeliveries,
   insertDelivery,
   recordAttempt,
@@ -182,7 +182,7 @@ describe('delivery partitions', () => {
       id: failed,
       status: 'pending',
     });
-    expect(await getDeliveryToSend(pool, failed as string)).toMatchObject({
+    expect((await getDeliveriesToSend(pool, [failed as string])).get(failed as string)).toMatchObject({
       status: 'pending',
       jobId: 'replayed',
     });
