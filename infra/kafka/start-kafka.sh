@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
-# Single-node KRaft broker+controller on 127.0.0.1 from Maven-resolved jars. Foreground; SIGTERM stops it.
+# A KRaft broker+controller on 127.0.0.1 from Maven-resolved jars. Foreground; SIGTERM stops it.
+# Alone by default; one node of a cluster with KAFKA_NODE_ID, KAFKA_CONTROLLER_VOTERS and a shared
+# KAFKA_CLUSTER_ID (infra/local's kafka3 starts three).
 # The data dir persists: storage is formatted only once (cluster id kept in $KAFKA_DATA/cluster.id).
 # env: KAFKA_LIBS (dir of jars, from fetch-kafka.sh), KAFKA_DATA (required), KAFKA_PORT, KAFKA_CONTROLLER_PORT,
-#      KAFKA_HEAP_OPTS, KAFKA_MAX_MESSAGE_BYTES (default 64 MiB), JAVA
+#      KAFKA_NODE_ID (1), KAFKA_CONTROLLER_VOTERS (id@host:port,...; default this node alone),
+#      KAFKA_CLUSTER_ID (every node of a cluster formats with the same; default: made once per data dir),
+#      KAFKA_REPLICATION_FACTOR, KAFKA_MIN_INSYNC_REPLICAS (1, 1: the defaults of every topic the broker
+#      creates, the consumer offsets' included), KAFKA_HEAP_OPTS, KAFKA_MAX_MESSAGE_BYTES (64 MiB), JAVA
 set -euo pipefail
 libs=${KAFKA_LIBS:?set KAFKA_LIBS to the directory filled by fetch-kafka.sh}
 data=${KAFKA_DATA:?set KAFKA_DATA to a directory that persists between runs}
 port=${KAFKA_PORT:-59092}
 cport=${KAFKA_CONTROLLER_PORT:-59093}
 max_bytes=${KAFKA_MAX_MESSAGE_BYTES:-67108864}
+node_id=${KAFKA_NODE_ID:-1}
+voters=${KAFKA_CONTROLLER_VOTERS:-$node_id@127.0.0.1:$cport}
+rf=${KAFKA_REPLICATION_FACTOR:-1}
+min_isr=${KAFKA_MIN_INSYNC_REPLICAS:-1}
 java=${JAVA:-java}
 mkdir -p "$data/kraft" "$data/logs"
 
@@ -18,8 +27,8 @@ kver=${kver%.jar}
 
 cat >"$data/server.properties" <<PROPS
 process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:${cport}
+node.id=${node_id}
+controller.quorum.voters=${voters}
 listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${cport}
 advertised.listeners=PLAINTEXT://127.0.0.1:${port}
 controller.listener.names=CONTROLLER
@@ -27,12 +36,14 @@ inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
 log.dirs=${data}/kraft
 num.partitions=1
-default.replication.factor=1
-min.insync.replicas=1
-offsets.topic.replication.factor=1
+# What a topic the broker creates gets (auto-created ones, the consumer offsets): with three brokers,
+# 3 and 2, so that a group's committed offsets outlive a broker as the block events do.
+default.replication.factor=${rf}
+min.insync.replicas=${min_isr}
+offsets.topic.replication.factor=${rf}
 offsets.topic.num.partitions=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
+transaction.state.log.replication.factor=${rf}
+transaction.state.log.min.isr=${min_isr}
 transaction.state.log.num.partitions=1
 group.initial.rebalance.delay.ms=0
 group.min.session.timeout.ms=1000
@@ -83,6 +94,10 @@ esac
 # starting with '-', on which this format failed) is made again, as the storage is not formatted yet.
 if [ ! -f "$data/kraft/meta.properties" ]; then
   . "$(dirname "$0")/cluster-id.sh"
+  if [ -n "${KAFKA_CLUSTER_ID:-}" ]; then
+    cluster_id_usable "$KAFKA_CLUSTER_ID" || { echo "KAFKA_CLUSTER_ID=$KAFKA_CLUSTER_ID is not a usable cluster id" >&2; exit 1; }
+    printf '%s\n' "$KAFKA_CLUSTER_ID" >"$data/cluster.id"
+  fi
   cluster_id_usable "$(head -n1 "$data/cluster.id" 2>/dev/null)" || new_cluster_id >"$data/cluster.id"
   cluster_id=$(head -n1 "$data/cluster.id")
   # --cluster-id=ID: one argument, whatever the id starts with.

@@ -1,5 +1,7 @@
 // Kafka is usable only when a client can describe the cluster, create a topic, produce, and join a fresh
-// consumer group that receives the message. Usage: node kafka-ready.mjs [brokers] [timeoutSeconds]
+// consumer group that receives the message. Usage: node kafka-ready.mjs [brokers] [timeoutSeconds] [brokerCount]
+// brokerCount (1): the brokers that must be registered (a cluster is ready once every node has joined; its
+// round-trip topic gets the brokers' default copies, all of them).
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 
@@ -9,6 +11,7 @@ const { Kafka, logLevel } = require('kafkajs');
 
 const brokers = (process.argv[2] ?? process.env.KAFKA_BROKERS ?? '127.0.0.1:59092').split(',');
 const timeoutMs = Number(process.argv[3] ?? 120) * 1000;
+const brokerCount = Number(process.argv[4] ?? 1);
 const deadline = Date.now() + timeoutMs;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -31,8 +34,10 @@ async function describeUntilUp() {
       await admin.connect();
       const cluster = await admin.describeCluster();
       await admin.disconnect();
-      if (cluster.brokers.length > 0 && cluster.controller !== null) return cluster;
-      lastError = new Error('cluster has no brokers or no controller yet');
+      if (cluster.brokers.length >= brokerCount && cluster.controller !== null) return cluster;
+      lastError = new Error(
+        `${cluster.brokers.length} of ${brokerCount} broker(s) registered, controller ${cluster.controller ?? 'none'}`,
+      );
     } catch (error) {
       lastError = error;
       await admin.disconnect().catch(() => {});
@@ -88,7 +93,17 @@ async function roundTrip() {
 
 try {
   const cluster = await describeUntilUp();
-  await roundTrip();
+  // A cluster just formed may not have every partition's metadata on every broker yet: try again
+  // until the deadline.
+  for (;;) {
+    try {
+      await roundTrip();
+      break;
+    } catch (error) {
+      if (brokerCount === 1 || Date.now() > deadline) throw error;
+      await sleep(1000);
+    }
+  }
   console.log(
     `kafka ready: cluster ${cluster.clusterId}, ${cluster.brokers.length} broker(s) at ${brokers.join(',')}`,
   );

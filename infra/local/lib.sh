@@ -10,7 +10,10 @@ CACHE_DIR=${TRIBUTARY_CACHE_DIR:-$TRIBUTARY_ROOT/.cache}
 # The port variables the caller set. The others may move when their default is taken by another
 # program (a CI runner, a second checkout): see claim_port.
 declare -A PORT_GIVEN=()
-for _var in PG_PORT REDIS_PORT KAFKA_PORT KAFKA_CONTROLLER_PORT ANVIL_PORT; do
+# The topology servers (kafka3, sentinel) have a port variable per process.
+TOPOLOGY_PORT_VARS=(KAFKA3_PORT_1 KAFKA3_PORT_2 KAFKA3_PORT_3 KAFKA3_CONTROLLER_PORT_1 KAFKA3_CONTROLLER_PORT_2
+  KAFKA3_CONTROLLER_PORT_3 REDIS_HA_PORT_1 REDIS_HA_PORT_2 SENTINEL_PORT_1 SENTINEL_PORT_2 SENTINEL_PORT_3)
+for _var in PG_PORT REDIS_PORT KAFKA_PORT KAFKA_CONTROLLER_PORT ANVIL_PORT "${TOPOLOGY_PORT_VARS[@]}"; do
   [ -n "${!_var:-}" ] && PORT_GIVEN[$_var]=1
 done
 unset _var
@@ -20,13 +23,29 @@ REDIS_PORT=${REDIS_PORT:-56379}
 KAFKA_PORT=${KAFKA_PORT:-59092}
 KAFKA_CONTROLLER_PORT=${KAFKA_CONTROLLER_PORT:-59093}
 ANVIL_PORT=${ANVIL_PORT:-58545}
+KAFKA3_PORT_1=${KAFKA3_PORT_1:-59192}
+KAFKA3_PORT_2=${KAFKA3_PORT_2:-59194}
+KAFKA3_PORT_3=${KAFKA3_PORT_3:-59196}
+KAFKA3_CONTROLLER_PORT_1=${KAFKA3_CONTROLLER_PORT_1:-59193}
+KAFKA3_CONTROLLER_PORT_2=${KAFKA3_CONTROLLER_PORT_2:-59195}
+KAFKA3_CONTROLLER_PORT_3=${KAFKA3_CONTROLLER_PORT_3:-59197}
+REDIS_HA_PORT_1=${REDIS_HA_PORT_1:-56380}
+REDIS_HA_PORT_2=${REDIS_HA_PORT_2:-56381}
+SENTINEL_PORT_1=${SENTINEL_PORT_1:-56390}
+SENTINEL_PORT_2=${SENTINEL_PORT_2:-56391}
+SENTINEL_PORT_3=${SENTINEL_PORT_3:-56392}
 
 ALL_SERVICES=(pg redis kafka anvil)
+# Started only when named: the production topologies (three Kafka brokers; Redis under Sentinel).
+TOPOLOGY_SERVICES=(kafka3 sentinel)
 
 # The port a server was started on is kept in its data dir ($DATA_DIR/<service>/<VAR>), so that
 # status.sh, down.sh and the next up.sh find it there when claim_port had to move it.
 declare -A PORT_SERVICE=([PG_PORT]=pg [REDIS_PORT]=redis [KAFKA_PORT]=kafka [KAFKA_CONTROLLER_PORT]=kafka
   [ANVIL_PORT]=anvil)
+for _var in "${TOPOLOGY_PORT_VARS[@]}"; do
+  case "$_var" in KAFKA3_*) PORT_SERVICE[$_var]=kafka3 ;; *) PORT_SERVICE[$_var]=sentinel ;; esac
+done
 port_file() { printf '%s/%s/%s' "$DATA_DIR" "${PORT_SERVICE[$1]}" "$1"; }
 for _var in "${!PORT_SERVICE[@]}"; do
   if [ -z "${PORT_GIVEN[$_var]:-}" ] && [ -s "$(port_file "$_var")" ]; then
@@ -135,7 +154,8 @@ keep_port() {
   printf '%s\n' "${!var}" >"$file"
 }
 
-# parse_services ARGS...: validates names (pg redis kafka anvil; postgres is an alias), defaults to all.
+# parse_services ARGS...: validates names (pg redis kafka anvil, and the topologies kafka3 and
+# sentinel; postgres, kafka-cluster and redis-sentinel are aliases), defaults to all (pg redis kafka anvil).
 parse_services() {
   SERVICES=()
   [ "$#" -eq 0 ] && set -- "${ALL_SERVICES[@]}"
@@ -143,9 +163,11 @@ parse_services() {
   for s in "$@"; do
     case "$s" in
       pg | postgres | postgresql) SERVICES+=(pg) ;;
-      redis | kafka | anvil) SERVICES+=("$s") ;;
+      redis | kafka | anvil | kafka3 | sentinel) SERVICES+=("$s") ;;
+      kafka-cluster) SERVICES+=(kafka3) ;;
+      redis-sentinel) SERVICES+=(sentinel) ;;
       all) SERVICES+=("${ALL_SERVICES[@]}") ;;
-      *) die "unknown service '$s' (expected: pg redis kafka anvil)" ;;
+      *) die "unknown service '$s' (expected: pg redis kafka anvil kafka3 sentinel)" ;;
     esac
   done
 }
@@ -158,6 +180,15 @@ print_env() {
       redis) echo "REDIS_URL=redis://127.0.0.1:$REDIS_PORT" ;;
       kafka) echo "KAFKA_BROKERS=127.0.0.1:$KAFKA_PORT" ;;
       anvil) echo "RPC_URL=http://127.0.0.1:$ANVIL_PORT" ;;
+      kafka3)
+        echo "KAFKA_BROKERS=127.0.0.1:$KAFKA3_PORT_1,127.0.0.1:$KAFKA3_PORT_2,127.0.0.1:$KAFKA3_PORT_3"
+        echo "KAFKA_REPLICATION_FACTOR=3"
+        echo "KAFKA_MIN_INSYNC_REPLICAS=2"
+        ;;
+      sentinel)
+        echo "REDIS_SENTINELS=127.0.0.1:$SENTINEL_PORT_1,127.0.0.1:$SENTINEL_PORT_2,127.0.0.1:$SENTINEL_PORT_3"
+        echo "REDIS_SENTINEL_NAME=$SENTINEL_MASTER_NAME"
+        ;;
     esac
   done
 }

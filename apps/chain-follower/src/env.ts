@@ -5,6 +5,7 @@ import {
   envBoolean,
   envInt,
   kafkaEnv,
+  kafkaTopicsEnv,
   kafkaRetentionEnv,
   logEnv,
   opsEnv,
@@ -20,6 +21,7 @@ export const envSchema = z.object({
   // Its statements are small writes of blocks and of the checkpoint.
   ...databaseTimeoutsEnv({ statementMs: 60_000, idleInTransactionMs: 60_000 }),
   ...kafkaEnv,
+  ...kafkaTopicsEnv,
   KAFKA_RETENTION_HOURS: kafkaRetentionEnv.KAFKA_RETENTION_HOURS,
   ...rpcEnv,
   /** Several URLs of one chain, in order of preference (failover); RPC_URL alone when absent. */

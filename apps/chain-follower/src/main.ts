@@ -1,3 +1,4 @@
+import { kafkaReplication } from '@tributary/config';
 import {
   createIdempotentProducer,
   createKafka,
@@ -20,6 +21,7 @@ import { createBlockPublisher } from './publish/createBlockPublisher.ts';
 
 // Composition root: one follower for CHAIN_ID.
 const env = loadEnv();
+const replication = kafkaReplication(env);
 const service = bootService({
   name: 'chain-follower',
   logLevel: env.LOG_LEVEL,
@@ -88,9 +90,11 @@ health.addCheck('rpc', async () => {
 
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 await service.untilUp('kafka (topics)', () =>
-  ensureTopics(kafka, [
-    { topic, numPartitions: env.KAFKA_TOPIC_PARTITIONS, retentionMs: hoursToMs(env.KAFKA_RETENTION_HOURS) },
-  ]),
+  ensureTopics(
+    kafka,
+    [{ topic, numPartitions: env.KAFKA_TOPIC_PARTITIONS, retentionMs: hoursToMs(env.KAFKA_RETENTION_HOURS) }],
+    { replication, logger },
+  ),
 );
 await service.untilUp('kafka (producer)', () => producer.connect());
 const follower = createChainFollower({

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createChainRegistry } from '@tributary/chains';
+import { kafkaReplication, redisConnection } from '@tributary/config';
 import { createPool } from '@tributary/db';
 import { Counter, bootService, createPoolGauges, serveOps } from '@tributary/runtime';
 import { Redis } from 'ioredis';
@@ -13,6 +14,8 @@ import { mountStreamRoutes } from './streams/mountStreamRoutes.ts';
 
 // Composition root: the only place that reads the environment, builds clients and listens.
 const env = loadEnv();
+const redisOptions = redisConnection(env);
+const replication = kafkaReplication(env);
 const service = bootService({
   name: 'gateway',
   logLevel: env.LOG_LEVEL,
@@ -36,11 +39,15 @@ const pool = createPool({
 });
 createPoolGauges(service.metrics, pool);
 pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
-const redis = new Redis(env.REDIS_URL, {
+// Redis alone or behind Sentinel: every Redis client of the gateway is built from this one description.
+// ioredis takes a URL beside its options (BullMQ does that split itself).
+const { url: redisUrl, ...rateLimitRedis } = {
+  ...redisOptions,
   maxRetriesPerRequest: 2,
   enableOfflineQueue: true,
   lazyConnect: false,
-});
+};
+const redis = redisUrl === undefined ? new Redis(rateLimitRedis) : new Redis(redisUrl, rateLimitRedis);
 redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 health.addCheck('postgres', async () => {
   await pool.query('SELECT 1');
@@ -56,6 +63,8 @@ await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 const chains = createChainRegistry(env.EXTRA_CHAINS);
 const streams = await createStreamServices({
   env,
+  redis: redisOptions,
+  replication,
   pool,
   chains,
   cursorSecret: env.CURSOR_SECRET,

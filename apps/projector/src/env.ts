@@ -3,6 +3,7 @@ import {
   databaseTimeoutsEnv,
   envInt,
   kafkaEnv,
+  kafkaTopicsEnv,
   kafkaGroupEnv,
   kafkaRetentionEnv,
   logEnv,
@@ -21,6 +22,7 @@ export const envSchema = z.object({
   // is far beyond both (and within WATCHDOG_EXIT_MS) yet ends a statement stuck on a lock.
   ...databaseTimeoutsEnv({ statementMs: 120_000, idleInTransactionMs: 120_000 }),
   ...kafkaEnv,
+  ...kafkaTopicsEnv,
   ...kafkaGroupEnv,
   KAFKA_RETENTION_HOURS: kafkaRetentionEnv.KAFKA_RETENTION_HOURS,
   KAFKA_DEAD_LETTER_RETENTION_HOURS: kafkaRetentionEnv.KAFKA_DEAD_LETTER_RETENTION_HOURS,

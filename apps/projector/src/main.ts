@@ -1,3 +1,4 @@
+import { kafkaReplication } from '@tributary/config';
 import {
   DEAD_LETTER_TOPIC,
   createDeadLetters,
@@ -31,6 +32,7 @@ import { createSupplyCheck } from './supply/createSupplyCheck.ts';
 
 // Composition root: evm.blocks.v1 -> PostgreSQL query tables.
 const env = loadEnv();
+const replication = kafkaReplication(env);
 const service = bootService({
   name: 'projector',
   logLevel: env.LOG_LEVEL,
@@ -158,13 +160,17 @@ shutdown.register('pg', 'close', () => pool.end());
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 await service.untilUp('postgres', () => migrate(env.DATABASE_URL, (line) => logger.info(line)));
 await service.untilUp('kafka', () =>
-  ensureTopics(kafka, [
-    { topic, retentionMs: hoursToMs(env.KAFKA_RETENTION_HOURS) },
-    {
-      topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC),
-      retentionMs: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
-    },
-  ]),
+  ensureTopics(
+    kafka,
+    [
+      { topic, retentionMs: hoursToMs(env.KAFKA_RETENTION_HOURS) },
+      {
+        topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC),
+        retentionMs: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
+      },
+    ],
+    { replication, logger },
+  ),
 );
 await service.untilUp('kafka', () => producer.connect());
 await service.untilUp('kafka', () => gapAdmin.connect());

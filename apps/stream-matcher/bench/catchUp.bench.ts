@@ -47,7 +47,7 @@ async function main() {
     pool,
     logger: createLogger('catchup-bench', 'error'),
     kafka: { brokers, clientId: 'bench', topicPrefix, groupId: `${prefix}-m` },
-    redisUrl: services.redisUrl,
+    redis: { url: services.redisUrl },
     queuePrefix: prefix,
     readers: createBlockReaders({ rpcUrls: new Map(), concurrency: 1 }),
     reconcileMs: 0,

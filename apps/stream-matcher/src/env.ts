@@ -4,6 +4,7 @@ import {
   envInt,
   extraRpcUrlsEnv,
   kafkaEnv,
+  kafkaTopicsEnv,
   kafkaGroupEnv,
   kafkaRetentionEnv,
   logEnv,
@@ -23,6 +24,7 @@ export const envSchema = z.object({
   ...databaseTimeoutsEnv({ statementMs: 60_000, idleInTransactionMs: 60_000 }),
   ...redisEnv,
   ...kafkaEnv,
+  ...kafkaTopicsEnv,
   ...kafkaGroupEnv,
   ...kafkaRetentionEnv,
   /** The node that trigger calls and native balances of chain CHAIN_ID read from. */

@@ -1,4 +1,5 @@
 import { hoursToMs } from '@tributary/bus';
+import { kafkaReplication, redisConnection } from '@tributary/config';
 import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
 import {
   bootService,
@@ -15,6 +16,8 @@ import { createBlockReaders } from './read/createBlockReaders.ts';
 
 // Composition root: the only place that reads the environment and builds clients.
 const env = loadEnv();
+const redis = redisConnection(env);
+const replication = kafkaReplication(env);
 const service = bootService({
   name: 'stream-matcher',
   logLevel: env.LOG_LEVEL,
@@ -50,6 +53,7 @@ const matcher = createMatcher({
     clientId: env.KAFKA_CLIENT_ID,
     topicPrefix: env.KAFKA_TOPIC_PREFIX,
     groupId: env.MATCHER_GROUP_ID,
+    replication,
     sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
     retentionMs: {
       blocks: hoursToMs(env.KAFKA_RETENTION_HOURS),
@@ -57,7 +61,7 @@ const matcher = createMatcher({
       deadLetters: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
     },
   },
-  redisUrl: env.REDIS_URL,
+  redis,
   queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
   readers: createBlockReaders({
     rpcUrls: new Map([[env.CHAIN_ID, env.RPC_URL], ...env.EXTRA_RPC_URLS]),

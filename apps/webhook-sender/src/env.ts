@@ -3,6 +3,7 @@ import {
   databaseTimeoutsEnv,
   envInt,
   kafkaEnv,
+  kafkaTopicsEnv,
   kafkaRetentionEnv,
   logEnv,
   opsEnv,
@@ -24,6 +25,7 @@ export const envSchema = z
     ...databaseTimeoutsEnv({ statementMs: 60_000, idleInTransactionMs: 60_000 }),
     ...redisEnv,
     ...kafkaEnv,
+    ...kafkaTopicsEnv,
     ...webhookQueueEnv,
     /**
      * Jobs in progress per process. A batch job (a block event's deliveries, up to 50) counts as

@@ -9,6 +9,7 @@ import {
   streamChangeOf,
   topicName,
 } from '@tributary/bus';
+import { kafkaReplication, redisConnection } from '@tributary/config';
 import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
 import {
   Counter,
@@ -33,6 +34,9 @@ import { createDeliveryMaintenance } from './retention/createDeliveryMaintenance
 
 // Composition root: the only place that reads the environment and builds clients.
 const env = loadEnv();
+// Redis alone or behind Sentinel: both of the sender's queue clients are built from this.
+const redis = redisConnection(env);
+const replication = kafkaReplication(env);
 const service = bootService({
   name: 'webhook-sender',
   logLevel: env.LOG_LEVEL,
@@ -67,16 +71,20 @@ const producer = kafka.producer({
 // it writes are made (or given their retention) first: the producer would make them with the
 // broker's defaults.
 const producerConnected = service.untilUp('kafka (producer)', async () => {
-  await ensureTopics(kafka, [
-    {
-      topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC),
-      retentionMs: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
-    },
-    {
-      topic: topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.streamChanges),
-      retentionMs: hoursToMs(env.KAFKA_CHANGES_RETENTION_HOURS),
-    },
-  ]);
+  await ensureTopics(
+    kafka,
+    [
+      {
+        topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC),
+        retentionMs: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
+      },
+      {
+        topic: topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.streamChanges),
+        retentionMs: hoursToMs(env.KAFKA_CHANGES_RETENTION_HOURS),
+      },
+    ],
+    { replication, logger },
+  );
   await producer.connect();
 });
 const announceChange = createStreamChangeAnnouncer({
@@ -138,7 +146,7 @@ const worker = createDeliveryWorker({
   poster,
   successRateThreshold: env.SUCCESS_RATE_THRESHOLD,
   onStreamStatusChanged: announceStatus,
-  redisUrl: env.REDIS_URL,
+  redis,
   queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
   concurrency: env.SENDER_CONCURRENCY,
   endpointConcurrency: env.ENDPOINT_CONCURRENCY,
@@ -168,7 +176,7 @@ const stopSweep = startTerminationSweep({
 // The relay's own queue client fails fast while Redis is down (no offline queue): a pass fails
 // and the next one, after Redis is back, finds every job that went missing with it.
 const relayQueue = openWebhookQueue({
-  redisUrl: env.REDIS_URL,
+  redis,
   prefix: env.WEBHOOK_QUEUE_PREFIX,
   mode: 'failsFast',
   onBroken: redisBroken,

@@ -45,6 +45,7 @@ describe('ensureTopics', () => {
     expect(await ensureTopics(kafka, [{ topic, retentionMs: hoursToMs(168) }])).toEqual([topic]);
     expect(await topicConfig(topic)).toEqual({
       'max.message.bytes': String(DEFAULT_MAX_MESSAGE_BYTES),
+      'min.insync.replicas': '1',
       'retention.ms': '604800000',
     });
   });
@@ -63,5 +64,18 @@ describe('ensureTopics', () => {
     // A changed setting, at the next start.
     await ensureTopics(kafka, [{ topic, retentionMs: hoursToMs(24) }]);
     expect(await topicConfig(topic)).toEqual({ 'max.message.bytes': '2097152', 'retention.ms': '86400000' });
+  });
+
+  it('says when an existing topic has fewer copies than asked, and leaves it so', async () => {
+    const topic = uniqueName('ensure-old');
+    made.push(topic);
+    await ensureTopics(kafka, [{ topic }]);
+    const warnings: object[] = [];
+    const logger = { warn: (obj: object) => warnings.push(obj) };
+    // A deployment moved to three brokers: its topics made with one copy stay so, and are named.
+    expect(
+      await ensureTopics(kafka, [{ topic }], { replication: { factor: 3, minInsync: 2 }, logger }),
+    ).toEqual([]);
+    expect(warnings).toEqual([{ topic, replicas: 1, replicationFactor: 3 }]);
   });
 });

@@ -1,5 +1,11 @@
 export { createKafka, topicName } from './createKafka.ts';
-export { DEFAULT_MAX_MESSAGE_BYTES, type TopicSpec, ensureTopics, hoursToMs } from './ensureTopics.ts';
+export {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  type TopicReplication,
+  type TopicSpec,
+  ensureTopics,
+  hoursToMs,
+} from './ensureTopics.ts';
 export { type Codec, DecodeError, blockEventCodec, jsonCodec } from './codec.ts';
 export { type Compression, createIdempotentProducer, sendInOrder } from './createIdempotentProducer.ts';
 export { type GroupConsumer, createGroupConsumer, groupSession } from './createGroupConsumer.ts';

@@ -22,14 +22,52 @@ export const databaseTimeoutsEnv = (defaults: { statementMs: number; idleInTrans
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: envInt(defaults.idleInTransactionMs, 0),
 });
 
+/**
+ * Redis, alone (REDIS_URL) or behind Sentinel (REDIS_SENTINELS): `redisConnection` turns these
+ * into the options every client (ioredis, BullMQ) is built from.
+ */
 export const redisEnv = {
   REDIS_URL: z.string().url().default('redis://127.0.0.1:56379'),
+  /** "host:port,host:port": ask these sentinels for the master; REDIS_URL then gives only user, password and database. */
+  REDIS_SENTINELS: envList('').transform((list, ctx) => {
+    const out: { host: string; port: number }[] = [];
+    for (const item of list) {
+      const address = parseHostPort(item);
+      if (!address) {
+        ctx.addIssue({ code: 'custom', message: `"${item}" is not host:port` });
+        return z.NEVER;
+      }
+      out.push(address);
+    }
+    return out;
+  }),
+  /** The master's name in the sentinels' configuration (`sentinel monitor <name> ...`). */
+  REDIS_SENTINEL_NAME: z.string().min(1).default('mymaster'),
+  /** The sentinels' own password (their `requirepass`), when they have one. */
+  REDIS_SENTINEL_PASSWORD: z.string().optional(),
 };
+
+/** "host:port", "[v6]:port"; undefined when it is not that. */
+function parseHostPort(item: string): { host: string; port: number } | undefined {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s[\]]+)):(\d{1,5})$/.exec(item);
+  const port = Number(m?.[3]);
+  if (!m || port < 1 || port > 65_535) return undefined;
+  return { host: (m[1] ?? m[2]) as string, port };
+}
 
 export const kafkaEnv = {
   KAFKA_BROKERS: envList('127.0.0.1:59092'),
   KAFKA_CLIENT_ID: z.string().min(1).default('tributary'),
   KAFKA_TOPIC_PREFIX: z.string().default(''),
+};
+
+/**
+ * How the topics a service creates are replicated: 1 and 1 fit a single broker; a cluster of three
+ * takes 3 and 2 (a write is acknowledged by two brokers, and one broker may be lost).
+ */
+export const kafkaTopicsEnv = {
+  KAFKA_REPLICATION_FACTOR: envInt(1, 1),
+  KAFKA_MIN_INSYNC_REPLICAS: envInt(1, 1),
 };
 
 /** The consumer groups of the block topic (projector, stream-matcher). */

@@ -5,6 +5,7 @@ export {
   databaseTimeoutsEnv,
   extraRpcUrlsEnv,
   kafkaEnv,
+  kafkaTopicsEnv,
   kafkaGroupEnv,
   kafkaRetentionEnv,
   logEnv,
@@ -15,3 +16,5 @@ export {
   webhookUrlEnv,
 } from './commonEnv.ts';
 export { envDocProblems } from './envDocProblems.ts';
+export { type RedisConnectionOptions, type RedisEnv, redisConnection } from './redisConnection.ts';
+export { kafkaReplication } from './kafkaReplication.ts';

@@ -18,7 +18,7 @@ afterEach(async () => {
 
 function open(mode: QueueRedisMode, url: string, broken: unknown[]): Queue {
   const queue = openWebhookQueue({
-    redisUrl: url,
+    redis: { url },
     prefix: uniqueName('q'),
     mode,
     onBroken: (e) => broken.push(e),
@@ -56,6 +56,19 @@ describe('openWebhookQueue when Redis goes away during set-up', () => {
     expect(await queue.getWaitingCount()).toBe(1);
     expect(proxy.cuts()).toBeGreaterThan(0);
     expect(broken).toEqual([]);
+  });
+
+  it('waits and failsFast: a connection that ended for good is reported once', async () => {
+    for (const mode of ['waits', 'failsFast'] as const) {
+      const broken: unknown[] = [];
+      const queue = open(mode, settings.redisUrl, broken);
+      await queue.waitUntilReady();
+      expect(broken).toEqual([]);
+      // What ioredis does when it gives up: the client ends and never reconnects.
+      (await queue.client).disconnect();
+      await until('onBroken', () => broken.length > 0);
+      expect(broken).toHaveLength(1);
+    }
   });
 
   it('every mode: a queue opened on a Redis that answers is ready and reports nothing', async () => {

@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import { Queue, type RedisOptions } from 'bullmq';
 import { WEBHOOK_QUEUE } from './deliveryJob.ts';
 
 /**
@@ -24,19 +24,34 @@ const CONNECTION = {
  * BullMQ's own version check, the queue keeps that failure for good and every later command fails,
  * Redis back or not. `onBroken` hears of it: a long-running service exits with its restart code
  * then, and its supervisor starts it afresh, instead of running on with a queue that never works.
+ * So does a connection that ended for good later (ioredis gave up reconnecting).
  */
 export function openWebhookQueue(opts: {
-  redisUrl: string;
+  /** Where Redis is: `{ url }`, or the sentinels and master name that `redisConnection` (packages/config) makes. */
+  redis: RedisOptions;
   prefix: string;
   mode: QueueRedisMode;
   onBroken: (err: unknown) => void;
 }): Queue {
   const queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: opts.redisUrl, ...CONNECTION[opts.mode] },
+    connection: { ...opts.redis, ...CONNECTION[opts.mode] },
     prefix: opts.prefix,
   });
-  queue.waitUntilReady().catch((err: unknown) => {
-    if (queue.closing === undefined) opts.onBroken(err);
-  });
+  let reported = false;
+  const broken = (err: unknown) => {
+    if (reported || queue.closing !== undefined) return;
+    reported = true;
+    opts.onBroken(err);
+  };
+  queue.waitUntilReady().catch(broken);
+  // A client whose connection ended (ioredis' last state: it does not reconnect, as seen after a
+  // Sentinel failover) never works again either.
+  queue.client.then(
+    (client) =>
+      client.once('end', () =>
+        broken(new Error("the webhook queue's Redis connection ended; it does not reconnect")),
+      ),
+    () => undefined,
+  );
   return queue;
 }

@@ -1,6 +1,7 @@
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from '@tributary/stream-rules';
 import { type AccountQuotas, DEFAULT_ACCOUNT_QUOTAS, streamLimitsEnv } from './streamLimitsEnv.ts';
 import {
+  type TopicReplication,
   createKafka,
   createStreamChangeAnnouncer,
   ensureTopics,
@@ -9,9 +10,11 @@ import {
   topicName,
 } from '@tributary/bus';
 import {
+  type RedisConnectionOptions,
   envInt,
   kafkaEnv,
   kafkaRetentionEnv,
+  kafkaTopicsEnv,
   redisEnv,
   webhookQueueEnv,
   webhookUrlEnv,
@@ -32,8 +35,9 @@ const DAY_MS = 86_400_000;
 /** Environment of the stream interface (merge into the gateway's env schema). */
 export const streamsEnv = {
   ...kafkaEnv,
+  ...kafkaTopicsEnv,
   KAFKA_CHANGES_RETENTION_HOURS: kafkaRetentionEnv.KAFKA_CHANGES_RETENTION_HOURS,
-  REDIS_URL: redisEnv.REDIS_URL,
+  ...redisEnv,
   ...webhookQueueEnv,
   ...webhookUrlEnv,
   TEST_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100),
@@ -53,7 +57,6 @@ export async function createStreamServices(opts: {
     KAFKA_TOPIC_PREFIX: string;
     /** retention.ms of the change topic, set once the producer connects (unset: left as it is). */
     KAFKA_CHANGES_RETENTION_HOURS?: number;
-    REDIS_URL: string;
     WEBHOOK_QUEUE_PREFIX: string;
     ALLOW_PRIVATE_WEBHOOK_URLS: boolean;
     WEBHOOK_REQUIRE_HTTPS: boolean;
@@ -62,6 +65,10 @@ export async function createStreamServices(opts: {
     SECRET_ROTATION_WINDOW_MS?: number;
     FOLLOWED_CHAINS_CACHE_MS?: number;
   };
+  /** The delivery queue's Redis (`redisConnection`). */
+  redis: RedisConnectionOptions;
+  /** How the change topic is replicated, when the gateway is the first to need it (default: a single broker's). */
+  replication?: TopicReplication;
   pool: Pool;
   chains: ChainRegistry;
   cursorSecret: string;
@@ -89,24 +96,28 @@ export async function createStreamServices(opts: {
   // The gateway does not need Kafka: it serves while the producer connects (with backoff, one log
   // line per outage); a stream change announced meanwhile waits for it, the call does not.
   const stopping = new AbortController();
-  const connected = retryUntilDone(() => producer.connect(), {
-    outage: createOutageLog(opts.logger, 'kafka (stream change producer)'),
-    signal: stopping.signal,
-  });
-  // The change topic with its retention (made here, or found made by a producer with the broker's
-  // defaults): best effort, the stream interface never waits for it.
+  // The change topic, with its copies and retention (made here, or found made by a producer with
+  // the broker's defaults), then the producer.
   const changesRetentionHours = env.KAFKA_CHANGES_RETENTION_HOURS;
-  if (changesRetentionHours !== undefined)
-    connected
-      .then(() =>
-        ensureTopics(kafka, [
+  const connected = retryUntilDone(
+    async () => {
+      await ensureTopics(
+        kafka,
+        [
           {
             topic: topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.streamChanges),
-            retentionMs: hoursToMs(changesRetentionHours),
+            ...(changesRetentionHours === undefined ? {} : { retentionMs: hoursToMs(changesRetentionHours) }),
           },
-        ]),
-      )
-      .catch((err: unknown) => opts.logger.warn({ err }, "the change topic's retention could not be set"));
+        ],
+        { ...(opts.replication ? { replication: opts.replication } : {}), logger: opts.logger },
+      );
+      await producer.connect();
+    },
+    {
+      outage: createOutageLog(opts.logger, 'kafka (stream change producer)'),
+      signal: stopping.signal,
+    },
+  );
   connected.catch(() => undefined); // only given up when the gateway stops
   const announceChange = createStreamChangeAnnouncer({
     producer,
@@ -115,7 +126,7 @@ export async function createStreamServices(opts: {
     outage: kafkaOutage,
   });
   const deliveryQueue = openWebhookQueue({
-    redisUrl: env.REDIS_URL,
+    redis: opts.redis,
     prefix: env.WEBHOOK_QUEUE_PREFIX,
     mode: 'waits',
     onBroken: opts.onRedisBroken,

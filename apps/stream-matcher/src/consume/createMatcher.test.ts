@@ -70,7 +70,7 @@ describe('matcher start-up', () => {
       pool,
       logger: createLogger('race', 'silent'),
       kafka: { brokers: settings.kafkaBrokers, clientId: 'race', topicPrefix, groupId: uniqueName('g') },
-      redisUrl: settings.redisUrl,
+      redis: { url: settings.redisUrl },
       queuePrefix: uniqueName('q'),
       readers: createBlockReaders({ rpcUrls: new Map(), concurrency: 1 }),
       // The gateway creates a stream (PostgreSQL first, then the change) after the load read

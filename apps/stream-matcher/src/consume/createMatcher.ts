@@ -7,6 +7,7 @@ import {
   createDeadLetters,
   createGapGuard,
   createKafka,
+  type TopicReplication,
   createLagProbe,
   groupSession,
   ensureTopics,
@@ -22,6 +23,7 @@ import {
 } from '@tributary/runtime';
 import { TOPICS, type BlockEvent, streamChange } from '@tributary/schema';
 import type { StreamStatus } from '@tributary/stream-rules';
+import type { RedisConnectionOptions } from '@tributary/config';
 import { openWebhookQueue } from '@tributary/webhooks';
 import { type Consumer, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
 import type { Logger } from 'pino';
@@ -43,8 +45,11 @@ export interface MatcherOptions {
     sessionTimeoutMs?: number;
     /** retention.ms of the topics it makes or finds (KAFKA_*_RETENTION_HOURS); unset: left as they are. */
     retentionMs?: { blocks: number; changes: number; deadLetters: number };
+    /** How the topics it creates are replicated (default: a single broker's 1 and 1). */
+    replication?: TopicReplication;
   };
-  redisUrl: string;
+  /** The delivery queue's Redis (`redisConnection`). */
+  redis: RedisConnectionOptions;
   queuePrefix: string;
   /** Contract reads and balances for triggers and getNativeBalances. */
   readers: BlockReaders;
@@ -109,7 +114,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   // The enqueue is the fast path only (the rows are the outbox): with no offline queue it fails
   // at once while Redis is away, instead of holding the block until Redis is back.
   const queue = openWebhookQueue({
-    redisUrl: opts.redisUrl,
+    redis: opts.redis,
     prefix: opts.queuePrefix,
     mode: 'failsFast',
     onBroken: (err) => fatal('the webhook queue lost Redis while it was set up', err),
@@ -272,11 +277,18 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     async start(untilUp = <T>(_what: string, step: () => Promise<T>) => step()) {
       await untilUp('kafka (topics)', async () => {
         const retention = opts.kafka.retentionMs;
-        await ensureTopics(kafka, [
-          { topic: changesTopic, ...(retention ? { retentionMs: retention.changes } : {}) },
-          { topic: blocksTopic, ...(retention ? { retentionMs: retention.blocks } : {}) },
-          { topic: deadLetterTopic, ...(retention ? { retentionMs: retention.deadLetters } : {}) },
-        ]);
+        await ensureTopics(
+          kafka,
+          [
+            { topic: changesTopic, ...(retention ? { retentionMs: retention.changes } : {}) },
+            { topic: blocksTopic, ...(retention ? { retentionMs: retention.blocks } : {}) },
+            { topic: deadLetterTopic, ...(retention ? { retentionMs: retention.deadLetters } : {}) },
+          ],
+          {
+            ...(opts.kafka.replication ? { replication: opts.kafka.replication } : {}),
+            logger,
+          },
+        );
       });
       const startOffsets = await untilUp('kafka (offsets)', () => fetchEndOffsets(kafka, changesTopic));
       await untilUp('postgres (streams)', () => store.loadAll());

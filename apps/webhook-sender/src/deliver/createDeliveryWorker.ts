@@ -2,6 +2,7 @@ import { type DeliveryOutcome, WEBHOOK_QUEUE, enqueueFollowUps, openWebhookQueue
 import { setDeliveriesAside, setDeliveryJobs } from '@tributary/db';
 import { type WebhookJob, webhookJob } from '@tributary/schema';
 import { createOutageLog } from '@tributary/runtime';
+import type { RedisConnectionOptions } from '@tributary/config';
 import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import { type AttemptDeps, attemptDelivery, createDeliveryStore, slowEndpointMs } from './attemptDelivery.ts';
 import { createEndpointSlots } from './createEndpointSlots.ts';
@@ -36,7 +37,8 @@ export interface DeliveryWorker {
  */
 export function createDeliveryWorker(
   deps: AttemptDeps & {
-    redisUrl: string;
+    /** The queue's Redis (`redisConnection`). */
+    redis: RedisConnectionOptions;
     queuePrefix: string;
     concurrency: number;
     /** Requests in flight to one endpoint (origin) from this process (0: no bound). */
@@ -72,7 +74,7 @@ export function createDeliveryWorker(
   });
   const attemptDeps = { ...deps, store, slots };
   const followUps = openWebhookQueue({
-    redisUrl: deps.redisUrl,
+    redis: deps.redis,
     prefix: deps.queuePrefix,
     mode: 'waits',
     onBroken: deps.onRedisBroken,
@@ -259,7 +261,7 @@ export function createDeliveryWorker(
       }
     },
     {
-      connection: { url: deps.redisUrl, maxRetriesPerRequest: null },
+      connection: { ...deps.redis, maxRetriesPerRequest: null },
       prefix: deps.queuePrefix,
       concurrency: deps.concurrency,
       lockDuration: deps.lockDurationMs,

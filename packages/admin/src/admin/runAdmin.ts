@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createKafka } from '@tributary/bus';
 import { type Pool, type StreamStatus, createPool } from '@tributary/db';
+import { redisConnection } from '@tributary/config';
 import { openWebhookQueue } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import { CommandFailure, UsageError, uuidArg } from './adminErrors.ts';
@@ -127,7 +128,7 @@ export async function runAdmin(
         // One connection try, one try per command, no offline queue: a Redis that is down fails
         // the command before the delivery is touched, instead of hanging it.
         queue = openWebhookQueue({
-          redisUrl: env.REDIS_URL,
+          redis: redisConnection(env),
           prefix: env.WEBHOOK_QUEUE_PREFIX,
           mode: 'once',
           onBroken: () => undefined, // waitUntilReady below throws it

@@ -1,5 +1,6 @@
 import { createKafka } from '@tributary/bus';
 import { createPool } from '@tributary/db';
+import { redisConnection } from '@tributary/config';
 import { openWebhookQueue } from '@tributary/webhooks';
 import { formatStatus } from './formatStatus.ts';
 import { judgeStatus } from './judgeStatus.ts';
@@ -19,7 +20,7 @@ export async function runStatus(env: StatusEnv, windowMs: number): Promise<Statu
   const admin = kafka.admin({ retry: { retries: 0 } });
   // No offline queue and one try per command: a Redis that is down is reported, not waited for.
   const queue = openWebhookQueue({
-    redisUrl: env.REDIS_URL,
+    redis: redisConnection(env),
     prefix: env.WEBHOOK_QUEUE_PREFIX,
     mode: 'failsFast',
     onBroken: () => undefined, // its reads fail: reported as an unreadable source
