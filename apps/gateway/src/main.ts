@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { createChainRegistry } from '@tributary/chains';
 import { kafkaReplication, redisConnection } from '@tributary/config';
 import { createPool } from '@tributary/db';
-import { Counter, bootService, createPoolGauges, createRedisClient, serveOps } from '@tributary/runtime';
+import { Counter, bootService, createPoolGauges, serveOps } from '@tributary/runtime';
+import { Redis } from 'ioredis';
 import { createApp } from './app/createApp.ts';
 import { createHttpServer } from './app/createHttpServer.ts';
 import { loadEnv } from './env.ts';
@@ -40,11 +41,13 @@ createPoolGauges(service.metrics, pool);
 pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
 // Redis alone or behind Sentinel: every Redis client of the gateway is built from this one description.
 // ioredis takes a URL beside its options (BullMQ does that split itself).
-const redis = createRedisClient(redisOptions, {
+const { url: redisUrl, ...rateLimitRedis } = {
+  ...redisOptions,
   maxRetriesPerRequest: 2,
   enableOfflineQueue: true,
   lazyConnect: false,
-});
+};
+const redis = redisUrl === undefined ? new Redis(rateLimitRedis) : new Redis(redisUrl, rateLimitRedis);
 redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 health.addCheck('postgres', async () => {
   await pool.query('SELECT 1');

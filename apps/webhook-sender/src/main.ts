@@ -17,13 +17,12 @@ import {
   createDeadLetterAlarm,
   createOutageLog,
   createProgressWatchdog,
-  createRedisClient,
   serveOps,
   createPoolGauges,
 } from '@tributary/runtime';
 import { TOPICS } from '@tributary/schema';
 import { WEBHOOK_QUEUE, createWebhookPoster, openWebhookQueue } from '@tributary/webhooks';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { Partitioners } from 'kafkajs';
 import { createSenderMetrics } from './metrics/createSenderMetrics.ts';
 import { createDeliveryWorker } from './deliver/createDeliveryWorker.ts';
@@ -132,7 +131,12 @@ const poster = createWebhookPoster({
 const redisBroken = (err: unknown) =>
   shutdown.fail('a webhook queue client lost Redis while it was set up', err);
 // Turns under streams' maxRequestsPerSecond: no offline queue, a turn Redis cannot give waits.
-const turns = createRedisClient(redis, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+const { url: turnsUrl, ...turnsOptions } = {
+  ...redis,
+  maxRetriesPerRequest: 1,
+  enableOfflineQueue: false,
+};
+const turns = turnsUrl === undefined ? new Redis(turnsOptions) : new Redis(turnsUrl, turnsOptions);
 const turnsOutage = createOutageLog(logger, 'redis (rate-limit turns)');
 turns.on('error', (err) => turnsOutage.failed(err));
 turns.on('ready', () => turnsOutage.ok());

@@ -16,4 +16,3 @@ export { retryDelayMs } from './retryDelayMs.ts';
 export { createConsumerLagGauge } from './createConsumerLagGauge.ts';
 export { createConsumerGapCounter } from './createConsumerGapCounter.ts';
 export { type PoolCounts, createPoolGauges } from './createPoolGauges.ts';
-export { createRedisClient } from './createRedisClient.ts';
