@@ -135,6 +135,16 @@ export interface WebhookBody {
    * `notifyRemovals` gets when a reorg orphans a block whose unconfirmed data it was sent.
    */
   removed?: true;
+  /**
+   * Beyond the hosted service: the id of the per-stream backfill that sent it
+   * (`POST /streams/evm/{id}/backfill`); absent in live webhooks.
+   */
+  backfillId?: string;
+  /**
+   * Beyond the hosted service: in an `ordered` stream's confirmed webhooks, the stream's gap-free
+   * sequence number (decimal, from "1"), in block order; absent otherwise.
+   */
+  sequence?: string;
   chainId: string;
   abi: unknown[];
   streamId: string;
@@ -157,6 +167,8 @@ export function serializeWebhook(body: WebhookBody): string {
   const ordered: WebhookBody = {
     confirmed: body.confirmed,
     ...(body.removed ? { removed: true as const } : {}),
+    ...(body.backfillId !== undefined ? { backfillId: body.backfillId } : {}),
+    ...(body.sequence !== undefined ? { sequence: body.sequence } : {}),
     chainId: body.chainId,
     abi: body.abi,
     streamId: body.streamId,
