@@ -58,6 +58,7 @@ async function main() {
         onEvaluated();
       },
       stored: () => {},
+      backfillChunk: () => {},
       streamsReloaded: () => {},
       countStreams: () => {},
       blockCompleted: () => {},

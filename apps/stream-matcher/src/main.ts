@@ -9,7 +9,12 @@ import {
   serveOps,
   createPoolGauges,
 } from '@tributary/runtime';
+import { openWebhookQueue } from '@tributary/webhooks';
+import { createBackfillBlockSource } from './backfill/createBackfillBlockSource.ts';
+import { createStreamBackfiller } from './backfill/createStreamBackfiller.ts';
+import { createBlockCompleter } from './complete/createBlockCompleter.ts';
 import { createMatcher } from './consume/createMatcher.ts';
+import { createTokenCache } from './match/createTokenCache.ts';
 import { createMatcherMetrics } from './metrics/createMatcherMetrics.ts';
 import { loadEnv } from './env.ts';
 import { createBlockReaders } from './read/createBlockReaders.ts';
@@ -45,6 +50,10 @@ const setAside = createDeadLetterAlarm({
 const matcherMetrics = createMatcherMetrics(metrics);
 const countGap = createConsumerGapCounter(metrics, env.MATCHER_GROUP_ID);
 
+const readers = createBlockReaders({
+  rpcUrls: new Map([[env.CHAIN_ID, env.RPC_URL], ...env.EXTRA_RPC_URLS]),
+  concurrency: env.RPC_CONCURRENCY,
+});
 const matcher = createMatcher({
   pool,
   logger,
@@ -63,10 +72,7 @@ const matcher = createMatcher({
   },
   redis,
   queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
-  readers: createBlockReaders({
-    rpcUrls: new Map([[env.CHAIN_ID, env.RPC_URL], ...env.EXTRA_RPC_URLS]),
-    concurrency: env.RPC_CONCURRENCY,
-  }),
+  readers,
   watchdog: { stallMs: env.WATCHDOG_STALL_MS, exitAfterMs: env.WATCHDOG_EXIT_MS },
   reconcileMs: env.STREAM_RECONCILE_MS,
   // Crash-only: a matcher that cannot go on exits, asking its supervisor for a restart.
@@ -93,4 +99,32 @@ shutdown.register('kafka-consumers', 'intake', () => matcher.stopIntake());
 shutdown.register('kafka-and-queue', 'close', () => matcher.close());
 shutdown.register('postgres', 'close', () => pool.end());
 await matcher.start(service.untilUp);
+if (env.BACKFILL_WORKER) {
+  const backfillQueue = openWebhookQueue({
+    redis,
+    prefix: env.WEBHOOK_QUEUE_PREFIX,
+    mode: 'failsFast',
+    onBroken: (err) => shutdown.fail('the backfill webhook queue lost Redis while it was set up', err),
+  });
+  backfillQueue.on('error', () => undefined); // the relay delivers what the fast path misses
+  const backfiller = createStreamBackfiller({
+    pool,
+    queue: backfillQueue,
+    readers,
+    blocks: createBackfillBlockSource({ pool, readers }),
+    completer: createBlockCompleter({ readers, logger }),
+    tokens: createTokenCache({ pool }),
+    logger,
+    chunkBlocks: env.BACKFILL_CHUNK_BLOCKS,
+    blocksPerSecond: env.BACKFILL_BLOCKS_PER_SECOND,
+    dryRunBlocksPerSecond: env.BACKFILL_DRY_RUN_BLOCKS_PER_SECOND,
+    maxPending: env.BACKFILL_MAX_PENDING,
+    pollMs: env.BACKFILL_POLL_MS,
+    leaseMs: env.BACKFILL_LEASE_MS,
+    onChunk: matcherMetrics.backfillChunk,
+  });
+  shutdown.register('backfills', 'intake', () => backfiller.stop());
+  shutdown.register('backfill-queue', 'close', () => backfillQueue.close());
+  backfiller.start();
+}
 logger.info('ready');

@@ -204,3 +204,22 @@ export {
 export { acknowledgeDeadLetters, deadLettersAcknowledgedAt } from './ops/deadLetterAcks.ts';
 export { createGapRepairStore } from './chain/gapRepairStore.ts';
 export { countAccountStreams, countAddresses, lockAccount } from './streams/accountQuotas.ts';
+export { type StoredBlock, readStoredBlocks, storedBlockBounds } from './chain/storedBlocks.ts';
+export {
+  type ClaimedStreamBackfill,
+  type StreamBackfill,
+  type StreamBackfillStatus,
+  cancelStreamBackfill,
+  claimStreamBackfill,
+  commitStreamBackfillChunk,
+  countBackfillDelivered,
+  countBackfillPending,
+  countRunningStreamBackfills,
+  createStreamBackfill,
+  failStreamBackfill,
+  getStreamBackfill,
+  listRunningStreamBackfills,
+  listStreamBackfills,
+  releaseStreamBackfill,
+  setStreamBackfillWaiting,
+} from './streams/streamBackfills.ts';

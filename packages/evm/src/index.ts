@@ -25,3 +25,4 @@ export {
   type RpcCall,
   createBlockContentsReader,
 } from './readBlockContents.ts';
+export { toBlockHeader, toChainLog } from './toChainLog.ts';

@@ -5,6 +5,7 @@ export * from './streamChange.ts';
 export * from './httpParams.ts';
 export * from './dataRequests.ts';
 export * from './dataResponses.ts';
+export * from './streamBackfills.ts';
 export * from './streamRequests.ts';
 export * from './streamResponses.ts';
 export * from './errorBody.ts';

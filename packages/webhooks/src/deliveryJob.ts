@@ -5,6 +5,12 @@ import type { DeliveryBatchJob, DeliveryJob } from '@tributary/schema';
 /** BullMQ queue of webhook deliveries (the prefix isolates deployments and tests). */
 export const WEBHOOK_QUEUE = 'webhooks';
 
+/**
+ * The BullMQ priority of a per-stream backfill's jobs. Jobs without a priority (every live one)
+ * are always taken first: a backfill's webhooks never hold up live ones, whatever its size.
+ */
+export const BACKFILL_JOB_PRIORITY = 1_000;
+
 /** Deliveries per batch job: large enough to spread the queue's cost, small enough to spread the work. */
 export const DELIVERY_BATCH_SIZE = 50;
 
@@ -20,6 +26,16 @@ export function deliveryJobId(
   removal = false,
 ): string {
   return `${streamId}_${chainId}_${blockHash}_${removal ? 'r' : confirmed ? 'c' : 'u'}`;
+}
+
+/** The job of a per-stream backfill's (confirmed) webhook of a block: one per backfill, block and stream. */
+export function backfillDeliveryJobId(
+  backfillId: string,
+  streamId: string,
+  chainId: number,
+  blockHash: string,
+): string {
+  return `${deliveryJobId(streamId, chainId, blockHash, true)}_b${backfillId}`;
 }
 
 /**
@@ -82,6 +98,7 @@ const isBatchJobId = (jobId: string) => jobId.startsWith('batch_');
 export async function enqueueAssignedDeliveries(
   queue: Queue,
   items: readonly { deliveryId: string; jobId: string }[],
+  priority?: number,
 ): Promise<void> {
   if (items.length === 0) return;
   const members = new Map<string, string[]>();
@@ -96,12 +113,12 @@ export async function enqueueAssignedDeliveries(
       return {
         name: 'deliver',
         data: { v: 1, deliveryId: only } satisfies DeliveryJob,
-        opts: jobOptions(jobId),
+        opts: jobOptions(jobId, priority),
       };
     return {
       name: 'deliver-batch',
       data: { v: 2, deliveryIds } satisfies DeliveryBatchJob,
-      opts: jobOptions(jobId),
+      opts: jobOptions(jobId, priority),
     };
   });
   await queue.addBulk(jobs);
@@ -135,11 +152,13 @@ export async function enqueueFollowUps(
     attemptsBefore: number;
     delayMs: number;
     busyEndpoint?: string;
+    /** The priority of the job it comes from (a backfill's); absent: a live delivery's. */
+    priority?: number | undefined;
   }[],
 ): Promise<void> {
   if (items.length === 0) return;
   await queue.addBulk(
-    items.map(({ deliveryId, jobId, attemptsBefore, delayMs, busyEndpoint }) => ({
+    items.map(({ deliveryId, jobId, attemptsBefore, delayMs, busyEndpoint, priority }) => ({
       name: 'deliver',
       data: {
         v: 1,
@@ -147,13 +166,14 @@ export async function enqueueFollowUps(
         attemptsBefore,
         ...(busyEndpoint ? { busyEndpoint } : {}),
       } satisfies DeliveryJob,
-      opts: { ...jobOptions(jobId), delay: delayMs },
+      opts: { ...jobOptions(jobId, priority), delay: delayMs },
     })),
   );
 }
 
-const jobOptions = (jobId: string) => ({
+const jobOptions = (jobId: string, priority?: number) => ({
   jobId,
+  ...(priority ? { priority } : {}),
   attempts: 1_000_000,
   backoff: { type: 'webhook-schedule' },
   removeOnComplete: true,

@@ -28,10 +28,12 @@ export type { ResolveHost } from './createWebhookLookup.ts';
 export { type PostResult, type WebhookPoster, createWebhookPoster } from './createWebhookPoster.ts';
 export type { WebhookPolicy } from './webhookPolicy.ts';
 export {
+  BACKFILL_JOB_PRIORITY,
   DELIVERY_BATCH_SIZE,
   type DeliveryOutcome,
   WEBHOOK_QUEUE,
   assignDeliveryJobs,
+  backfillDeliveryJobId,
   enqueueAssignedDeliveries,
   deliveryBatchJobId,
   deliveryJobId,

@@ -5,6 +5,8 @@ import {
   createBlockContentsReader,
   hexToNumber,
   mapLimit,
+  toBlockHeader,
+  toChainLog,
   toHex,
 } from '@tributary/evm';
 import type { Logger } from '@tributary/runtime';
@@ -107,7 +109,7 @@ export function createBlockFetcher(deps: {
       n === 'latest' ? 'latest' : toHex(n),
       false,
     ]);
-    return b ? toHeader(b) : null;
+    return b ? toBlockHeader(b) : null;
   }
 
   /**
@@ -168,7 +170,12 @@ export function createBlockFetcher(deps: {
           throw new ChainMovedError(`block ${from + i} does not link to ${from + i - 1}`);
         }
         const blockLogs = (byBlock.get(from + i) ?? []).sort((x, y) => x.logIndex - y.logIndex);
-        out.push({ header: toHeader(b), logs: blockLogs, transactions: null, internalTransactions: null });
+        out.push({
+          header: toBlockHeader(b),
+          logs: blockLogs,
+          transactions: null,
+          internalTransactions: null,
+        });
       }
       if (withTxs) {
         const untraced: number[] = [];
@@ -208,24 +215,4 @@ function addLogs(
     if (list) list.push(toChainLog(l));
     else byBlock.set(n, [toChainLog(l)]);
   }
-}
-
-function toHeader(b: RpcBlock): BlockHeader {
-  return {
-    number: hexToNumber(b.number),
-    hash: b.hash.toLowerCase() as `0x${string}`,
-    parentHash: b.parentHash.toLowerCase() as `0x${string}`,
-    timestamp: hexToNumber(b.timestamp),
-  };
-}
-
-function toChainLog(l: RpcLog): ChainLog {
-  return {
-    logIndex: hexToNumber(l.logIndex),
-    transactionHash: l.transactionHash.toLowerCase() as `0x${string}`,
-    transactionIndex: hexToNumber(l.transactionIndex),
-    address: l.address.toLowerCase() as `0x${string}`,
-    data: l.data.toLowerCase() as `0x${string}`,
-    topics: l.topics.map((t) => t.toLowerCase() as `0x${string}`),
-  };
 }

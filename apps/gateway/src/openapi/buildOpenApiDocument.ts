@@ -62,6 +62,11 @@ export const PATH_RESPONSES: Record<number, ResponseContract> = {
 const TAGS = [
   { name: 'data', description: 'The data interface (/api/v2.2): transfers, logs, token holders' },
   { name: 'streams', description: 'Streams: stored configurations that make the service POST webhooks' },
+  {
+    name: 'backfills',
+    description:
+      "Beyond the hosted service: a stream's webhooks of a past block range, sent on request, with progress and cancel",
+  },
   { name: 'history', description: 'Webhook deliveries and replays' },
   { name: 'stats', description: 'Delivery counts' },
   { name: 'settings', description: 'The webhook signing secret of the account' },

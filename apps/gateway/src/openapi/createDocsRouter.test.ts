@@ -41,7 +41,14 @@ describe('GET /openapi.json and GET /docs', () => {
       version: '2.2',
       description: expect.stringContaining('Every route needs an X-API-Key header.'),
     });
-    expect(doc.tags.map((t) => t.name)).toEqual(['data', 'streams', 'history', 'stats', 'settings']);
+    expect(doc.tags.map((t) => t.name)).toEqual([
+      'data',
+      'streams',
+      'backfills',
+      'history',
+      'stats',
+      'settings',
+    ]);
     expect(doc.security).toEqual([{ apiKey: [] }]);
     expect(doc.components.securitySchemes).toEqual({
       apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
@@ -53,6 +60,7 @@ describe('GET /openapi.json and GET /docs', () => {
     expect(operations.sort()).toEqual([
       'DELETE /streams/evm/{id} [streams]',
       'DELETE /streams/evm/{id}/address [streams]',
+      'DELETE /streams/evm/{id}/backfill/{backfillId} [backfills]',
       'GET /api/v2.2/erc20/{token_address}/owners [data]',
       'GET /api/v2.2/{address}/erc20/transfers [data]',
       'GET /api/v2.2/{address}/logs [data]',
@@ -63,11 +71,14 @@ describe('GET /openapi.json and GET /docs', () => {
       'GET /streams/evm [streams]',
       'GET /streams/evm/{id} [streams]',
       'GET /streams/evm/{id}/address [streams]',
+      'GET /streams/evm/{id}/backfill [backfills]',
+      'GET /streams/evm/{id}/backfill/{backfillId} [backfills]',
       'PATCH /streams/evm/{id}/address [streams]',
       'POST /history/replay/{streamId}/{id} [history]',
       'POST /settings [settings]',
       'POST /streams/evm/{id} [streams]',
       'POST /streams/evm/{id}/address [streams]',
+      'POST /streams/evm/{id}/backfill [backfills]',
       'POST /streams/evm/{id}/status [streams]',
       'PUT /streams/evm [streams]',
     ]);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { insertDelivery } from '@tributary/db';
+import { createStreamBackfill, insertDelivery } from '@tributary/db';
 import { erc20TransferEventAbi } from '@tributary/evm';
 import { errorBody } from '@tributary/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,13 +52,14 @@ const validBodies: Record<string, () => unknown> = {
   'PATCH /streams/evm/{id}/address': () => ({ address: [OTHER, EXAMPLE] }),
   'POST /history/replay/{streamId}/{id}': () => ({}),
   'POST /settings': () => ({ secretKey: 'conformance-secret-0123456789abcdef' }),
+  'POST /streams/evm/{id}/backfill': () => ({ chainId: '0x7a69', fromBlock: 0, toBlock: 0, dryRun: true }),
 };
 
 beforeAll(async () => {
   gw = await startTestGateway({ streams: true });
   receiver = await startTestReceiver();
   const pool = gw.db.pool;
-  await followChains(pool, [1]);
+  await followChains(pool, [1, 31337]);
   await insertBlocks(pool, 1, [1, 2, 3]);
   await insertToken(pool, {
     chainId: 1,
@@ -135,6 +136,15 @@ beforeAll(async () => {
     txsCount: 0,
   });
   await pool.query(`UPDATE deliveries SET status = 'failed', attempts = 8 WHERE id = $1`, [delivery.id]);
+  const backfill = await createStreamBackfill(pool, {
+    accountId: gw.apiKey.accountId,
+    streamId,
+    chainId: 31337,
+    fromBlock: 0,
+    toBlock: 0,
+    dryRun: true,
+  });
+  ids['backfillId'] = backfill?.id ?? '';
   ids['streamId'] = streamId;
   ids['delivery'] = delivery.id;
   doc = (await (await fetch(`${gw.baseUrl}/openapi.json`)).json()) as OpenApiDocument;
@@ -171,6 +181,7 @@ function pathValue(operation: Operation, name: string): string {
   if (operation.path.startsWith('/history/replay') && name === 'id') return ids['delivery'] ?? '';
   if (operation.name === 'DELETE /streams/evm/{id}') return doomedStreamId;
   if (name === 'id' || name === 'streamId') return ids['streamId'] ?? '';
+  if (name === 'backfillId') return ids['backfillId'] ?? '';
   const example = operation.op.parameters.find((p) => p.name === name)?.schema['example'];
   return String(example);
 }

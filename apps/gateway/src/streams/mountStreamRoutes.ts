@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { addAddressRoutes } from './addressRoutes.ts';
+import { addBackfillRoutes } from './backfillRoutes.ts';
 import { addHistoryRoutes } from './historyRoutes.ts';
 import { addSettingsRoutes } from './settingsRoutes.ts';
 import type { StreamRouteDeps } from './streamDeps.ts';
@@ -12,6 +13,7 @@ import { addStreamRoutes } from './streamRoutes.ts';
 export function mountStreamRoutes(router: Router, deps: StreamRouteDeps): void {
   addStreamRoutes(router, deps);
   addAddressRoutes(router, deps);
+  addBackfillRoutes(router, deps);
   addHistoryRoutes(router, deps);
   addSettingsRoutes(router, deps);
 }

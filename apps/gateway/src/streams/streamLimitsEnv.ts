@@ -6,18 +6,26 @@ export interface AccountQuotas {
   streamsPerAccount: number;
   addressesPerStream: number;
   addressesPerAccount: number;
+  /** Blocks one per-stream backfill may span. */
+  backfillBlocks: number;
+  /** Per-stream backfills (dry runs included) one account may have running at once. */
+  backfillsPerAccount: number;
 }
 
 export const DEFAULT_ACCOUNT_QUOTAS: AccountQuotas = Object.freeze({
   streamsPerAccount: 200,
   addressesPerStream: 1_000_000,
   addressesPerAccount: 2_000_000,
+  backfillBlocks: 1_000_000,
+  backfillsPerAccount: 3,
 });
 
 export const QUOTA_VARIABLES: Record<keyof AccountQuotas, string> = Object.freeze({
   streamsPerAccount: 'LIMIT_STREAMS_PER_ACCOUNT',
   addressesPerStream: 'LIMIT_ADDRESSES_PER_STREAM',
   addressesPerAccount: 'LIMIT_ADDRESSES_PER_ACCOUNT',
+  backfillBlocks: 'LIMIT_BACKFILL_BLOCKS',
+  backfillsPerAccount: 'LIMIT_BACKFILLS_PER_ACCOUNT',
 });
 
 /** The LIMIT_* variables of the gateway (README "Limits"), each defaulting to its documented value. */

@@ -2,6 +2,7 @@ import { DEFAULT_STREAM_LIMITS } from '@tributary/stream-rules';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
 import { startTestReceiver } from '../testing/startTestReceiver.ts';
+import { DEFAULT_ACCOUNT_QUOTAS } from './streamLimitsEnv.ts';
 
 // What one account may keep, and how large a stream body may be: every limit over the HTTP API,
 // each refused with a 422 that names it, and nothing changed by a refused call.
@@ -13,7 +14,12 @@ beforeAll(async () => {
     streams: true,
     limits: {
       stream: { ...DEFAULT_STREAM_LIMITS, topic0: 2, filterValues: 3 },
-      quotas: { streamsPerAccount: 2, addressesPerStream: 3, addressesPerAccount: 4 },
+      quotas: {
+        ...DEFAULT_ACCOUNT_QUOTAS,
+        streamsPerAccount: 2,
+        addressesPerStream: 3,
+        addressesPerAccount: 4,
+      },
     },
   });
   receiver = await startTestReceiver();

@@ -3,7 +3,6 @@ import {
   type NewDelivery,
   type Pool,
   type StoredDelivery,
-  findStreamTokens,
   deliveryKey,
   findUnconfirmedDeliveries,
   insertDeliveries,
@@ -19,12 +18,7 @@ import {
   isEmptyContents,
   missingContents,
 } from '@tributary/schema';
-import {
-  type CompiledStream,
-  type TokenInfo,
-  enrichMatch,
-  isAfterStreamStart,
-} from '@tributary/stream-rules';
+import { type CompiledStream, enrichMatch, isAfterStreamStart } from '@tributary/stream-rules';
 import {
   assignDeliveryJobs,
   deliveryJobId,
@@ -36,6 +30,7 @@ import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { type Completion, createBlockCompleter } from '../complete/createBlockCompleter.ts';
 import type { StreamStore } from '../load/createStreamStore.ts';
+import { createTokenCache } from './createTokenCache.ts';
 import type { BlockReaders } from '../read/createBlockReaders.ts';
 
 export interface BlockHandlerDeps {
@@ -79,20 +74,10 @@ export interface BlockHandlerDeps {
  */
 export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) => Promise<number> {
   const completer = createBlockCompleter({ readers: deps.readers, logger: deps.logger });
-  const ttl = deps.tokenCacheMs ?? 60_000;
-  const tokenCache = new Map<string, { info: TokenInfo | undefined; at: number }>();
-
-  async function prefetchTokens(chainId: number, addresses: Iterable<string>): Promise<void> {
-    const now = Date.now();
-    const missing: string[] = [];
-    for (const a of addresses) {
-      const hit = tokenCache.get(`${chainId}:${a}`);
-      if (!hit || now - hit.at > ttl) missing.push(a);
-    }
-    if (missing.length === 0) return;
-    const found = await findStreamTokens(deps.pool, chainId, missing);
-    for (const a of missing) tokenCache.set(`${chainId}:${a}`, { info: found.get(a), at: now });
-  }
+  const tokens = createTokenCache({
+    pool: deps.pool,
+    ...(deps.tokenCacheMs !== undefined ? { ttlMs: deps.tokenCacheMs } : {}),
+  });
 
   const timeoutMs = deps.enqueueTimeoutMs ?? 2_000;
   /** The fast path: resolves with the jobs handed to Redis, 0 when the relay is left to do it. */
@@ -264,8 +249,8 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
     const { event, takes } = await completeFor(received, (s) =>
       isAfterStreamStart(s, received.chainId, received.block.number),
     );
-    await prefetchTokens(event.chainId, new Set(event.logs.map((l) => l.address)));
-    const tokenInfo = (a: string) => tokenCache.get(`${event.chainId}:${a}`)?.info;
+    await tokens.prefetch(event.chainId, new Set(event.logs.map((l) => l.address)));
+    const tokenInfo = (a: string) => tokens.get(event.chainId, a);
     const cost = new Map<CompiledStream, number>();
     const meter = (s: CompiledStream, ms: number) => cost.set(s, (cost.get(s) ?? 0) + ms);
     const matches = deps.store.index().match(event, tokenInfo, takes, meter);

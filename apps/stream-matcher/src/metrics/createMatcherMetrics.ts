@@ -18,6 +18,8 @@ export interface MatcherMetrics {
   contentsWait(source: () => number): void;
   /** A stream went over its time budget per block and is no longer evaluated. */
   streamSuspended(streamId: string): void;
+  /** One chunk of a per-stream backfill evaluated: its blocks by source, and the webhooks it stored (or counted). */
+  backfillChunk(c: { blocks: Record<'tables' | 'node', number>; webhooks: number; dryRun: boolean }): void;
 }
 
 /** What an operator asks of the matcher: time per block, matches, deliveries created. */
@@ -80,7 +82,25 @@ export function createMatcherMetrics(registry: Registry): MatcherMetrics {
     help: 'Streams no longer evaluated because one block took them longer than STREAM_BLOCK_BUDGET_MS',
     registers: [registry],
   });
+  const backfillBlocks = new Counter({
+    name: 'tributary_matcher_backfill_blocks_total',
+    help: 'Blocks evaluated for per-stream backfills, by where they were read from (tables, node)',
+    labelNames: ['source'],
+    registers: [registry],
+  });
+  for (const source of ['tables', 'node']) backfillBlocks.inc({ source }, 0);
+  const backfillWebhooks = new Counter({
+    name: 'tributary_matcher_backfill_webhooks_total',
+    help: 'Webhooks per-stream backfills stored for delivery (dry_run="true": counted only)',
+    labelNames: ['dry_run'],
+    registers: [registry],
+  });
+  for (const dryRun of ['true', 'false']) backfillWebhooks.inc({ dry_run: dryRun }, 0);
   return {
+    backfillChunk({ blocks, webhooks, dryRun }) {
+      for (const [source, n] of Object.entries(blocks)) backfillBlocks.inc({ source }, n);
+      backfillWebhooks.inc({ dry_run: String(dryRun) }, webhooks);
+    },
     streamSuspended() {
       suspended.inc();
     },

@@ -190,7 +190,8 @@ export function createDeliveryWorker(
       ownFailures.settled(deliveryId);
       outcomes[s.value.outcome] = (outcomes[s.value.outcome] ?? 0) + 1;
       const next = followUpOf(deliveryIds[i] as string, s.value);
-      if (next) alone.push(next);
+      // A backfill's batch hands its priority on: its members never overtake live webhooks.
+      if (next) alone.push({ ...next, priority: job.opts.priority });
     }
     // Each row names its new job before the job exists: the relay never sees a member without one.
     await setDeliveryJobs(

@@ -1,6 +1,6 @@
 import { type Pool, listPendingJobs, renameDeliveryJobs } from '@tributary/db';
 import { type OutageLog, createOutageLog } from '@tributary/runtime';
-import { enqueueFollowUps } from '@tributary/webhooks';
+import { BACKFILL_JOB_PRIORITY, enqueueFollowUps } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -84,6 +84,7 @@ export function createOutboxRelay(deps: {
             jobId: `${p.deliveryId}_relay`,
             attemptsBefore: p.attempts,
             delayMs: 0,
+            ...(p.backfill ? { priority: BACKFILL_JOB_PRIORITY } : {}),
           }));
         await enqueueFollowUps(deps.queue, jobs);
         requeued += jobs.length;

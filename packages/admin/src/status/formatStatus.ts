@@ -1,4 +1,5 @@
 import { describeBackfill } from '../admin/backfillCommand.ts';
+import type { StreamBackfill } from '@tributary/db';
 import { escapeControls } from '../cli/escapeControls.ts';
 import type { StatusSnapshot } from './readStatus.ts';
 
@@ -35,6 +36,7 @@ export function formatStatus(s: StatusSnapshot, problems: readonly string[]): st
     lines.push(`streams: ${parts.length > 0 ? parts.join(', ') : 'none'}`);
   }
   for (const b of s.backfills ?? []) lines.push(describeBackfill(b));
+  for (const b of s.streamBackfills ?? []) lines.push(describeStreamBackfill(b));
   if (s.deadLetters) lines.push(`dead letters: ${s.deadLetters.open.length} not acknowledged`);
   for (const svc of s.services) {
     const state = svc.ready === undefined ? 'no answer' : svc.ready ? 'ready' : 'NOT READY';
@@ -45,4 +47,12 @@ export function formatStatus(s: StatusSnapshot, problems: readonly string[]): st
   lines.push(problems.length === 0 ? 'OK: nothing is stuck' : `STUCK: ${problems.length} problem(s)`);
   for (const p of problems) lines.push(`  - ${escapeControls(p)}`);
   return lines.join('\n');
+}
+
+/** One running per-stream backfill: its range, progress, sources and why it waits. */
+function describeStreamBackfill(b: StreamBackfill): string {
+  const total = b.toBlock - b.fromBlock + 1;
+  const kind = b.dryRun ? 'dry run' : 'backfill';
+  const waiting = b.waiting ? `; waiting: ${escapeControls(b.waiting)}` : '';
+  return `stream ${kind} ${b.id} of stream ${b.streamId} on chain ${b.chainId}: blocks ${b.fromBlock} to ${b.toBlock}, ${b.nextBlock - b.fromBlock} of ${total} evaluated (${b.blocksFromTables} from the tables, ${b.blocksFromNode} from the node), ${b.webhooks} webhooks${waiting}`;
 }

@@ -6,6 +6,8 @@ import {
   countStreamsByStatus,
   deadLettersAcknowledgedAt,
   listOpenBackfills,
+  listRunningStreamBackfills,
+  type StreamBackfill,
 } from '@tributary/db';
 import { TOPICS } from '@tributary/schema';
 import type { Queue } from 'bullmq';
@@ -54,6 +56,8 @@ export interface StatusSnapshot {
   streams?: Record<string, number>;
   /** Operators' backfill requests not done yet (`pnpm admin backfill`). */
   backfills?: BackfillRequest[];
+  /** Per-stream backfills running (POST /streams/evm/{id}/backfill). */
+  streamBackfills?: StreamBackfill[];
   /** Messages set aside on the dead-letter topic since an operator last acknowledged them. */
   deadLetters?: { open: StoredDeadLetter[]; acknowledgedAt: Date | null };
   services: ServiceStatus[];
@@ -94,8 +98,8 @@ export async function readStatus(
       return undefined;
     }
   };
-  const [chains, consumers, queue, deliveries, streams, backfills, services, deadLetters] = await Promise.all(
-    [
+  const [chains, consumers, queue, deliveries, streams, backfills, streamBackfills, services, deadLetters] =
+    await Promise.all([
       attempt('postgres (chains)', () => readChains(src.pool, src.rpcUrls, timeoutMs)),
       attempt('kafka', () => readConsumers(src.admin, `${src.topicPrefix}${TOPICS.blocks}`, src.groups)),
       attempt('redis', () =>
@@ -104,6 +108,7 @@ export async function readStatus(
       attempt('postgres (deliveries)', () => countDeliveriesByStatus(src.pool)),
       attempt('postgres (streams)', () => countStreamsByStatus(src.pool)),
       attempt('postgres (backfills)', () => listOpenBackfills(src.pool)),
+      attempt('postgres (stream backfills)', () => listRunningStreamBackfills(src.pool)),
       Promise.all(src.services.map((s) => readService(s, timeoutMs))),
       opts.deadLetters === false
         ? undefined
@@ -118,8 +123,7 @@ export async function readStatus(
               open: letters.filter((l) => acknowledgedAt === null || l.deadAt > acknowledgedAt),
             };
           }),
-    ],
-  );
+    ]);
   return {
     at: Date.now(),
     chains: chains ?? [],
@@ -128,6 +132,7 @@ export async function readStatus(
     ...(deliveries ? { deliveries } : {}),
     ...(streams ? { streams } : {}),
     ...(backfills ? { backfills } : {}),
+    ...(streamBackfills ? { streamBackfills } : {}),
     ...(deadLetters ? { deadLetters } : {}),
     services,
     unreadable,

@@ -29,6 +29,8 @@ export interface NewDelivery {
    * gone; only that job may attempt it). Unnamed: any job may, and the relay names one.
    */
   jobId?: string;
+  /** The per-stream backfill that sends it (stream_backfills.id); absent: a live delivery. */
+  backfillId?: string;
 }
 
 /**
@@ -37,9 +39,9 @@ export interface NewDelivery {
  */
 export async function insertDelivery(db: Db, d: NewDelivery): Promise<StoredDelivery> {
   const ins = await db.query<{ id: string; status: DeliveryStatus; job_id: string | null }>(
-    `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id, removal, block_time)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_timestamp($13::bigint))
-     ON CONFLICT (stream_id, chain_id, block_hash, confirmed, removal, block_time) DO NOTHING RETURNING id, status, job_id`,
+    `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id, removal, block_time, backfill_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_timestamp($13::bigint), $14)
+     ON CONFLICT (stream_id, chain_id, block_hash, confirmed, removal, backfill_id, block_time) DO NOTHING RETURNING id, status, job_id`,
     [
       d.id,
       d.streamId,
@@ -54,6 +56,7 @@ export async function insertDelivery(db: Db, d: NewDelivery): Promise<StoredDeli
       d.jobId ?? null,
       d.removal ?? false,
       d.blockTimestamp,
+      d.backfillId ?? '0',
     ],
   );
   const stored = (r: { id: string; status: DeliveryStatus; job_id: string | null }, created: boolean) => ({
@@ -66,8 +69,16 @@ export async function insertDelivery(db: Db, d: NewDelivery): Promise<StoredDeli
   const { rows } = await db.query<{ id: string; status: DeliveryStatus; job_id: string | null }>(
     `SELECT id, status, job_id FROM deliveries
       WHERE stream_id = $1 AND chain_id = $2 AND block_hash = $3 AND confirmed = $4 AND removal = $5
-        AND block_time = to_timestamp($6::bigint)`,
-    [d.streamId, d.chainId, hexToBytes(d.blockHash), d.confirmed, d.removal ?? false, d.blockTimestamp],
+        AND block_time = to_timestamp($6::bigint) AND backfill_id = $7`,
+    [
+      d.streamId,
+      d.chainId,
+      hexToBytes(d.blockHash),
+      d.confirmed,
+      d.removal ?? false,
+      d.blockTimestamp,
+      d.backfillId ?? '0',
+    ],
   );
   return stored(rows[0]!, false);
 }
@@ -106,21 +117,24 @@ export async function insertDeliveries(
   }>(
     `WITH input AS (
        SELECT id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count,
-              job_id, removal, to_timestamp(block_timestamp) AS block_time
+              job_id, removal, to_timestamp(block_timestamp) AS block_time, backfill_id
          FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::bigint[], $5::bytea[], $6::boolean[],
-                     $7::text[], $8::text[], $9::int[], $10::int[], $11::text[], $12::boolean[], $13::bigint[])
+                     $7::text[], $8::text[], $9::int[], $10::int[], $11::text[], $12::boolean[], $13::bigint[],
+                     $14::bigint[])
            AS t(id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count,
-                job_id, removal, block_timestamp)),
+                job_id, removal, block_timestamp, backfill_id)),
      ins AS (
        INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count,
-                               txs_count, job_id, removal, block_time)
-       SELECT * FROM input ON CONFLICT (stream_id, chain_id, block_hash, confirmed, removal, block_time) DO NOTHING
+                               txs_count, job_id, removal, block_time, backfill_id)
+       SELECT * FROM input
+       ON CONFLICT (stream_id, chain_id, block_hash, confirmed, removal, backfill_id, block_time) DO NOTHING
        RETURNING stream_id, confirmed, removal, id, status, job_id)
      SELECT stream_id, confirmed, removal, id, status, job_id, true AS created FROM ins
      UNION ALL
      SELECT d.stream_id, d.confirmed, d.removal, d.id, d.status, d.job_id, false FROM deliveries d JOIN input i
        ON d.stream_id = i.stream_id AND d.chain_id = i.chain_id AND d.block_hash = i.block_hash
-      AND d.confirmed = i.confirmed AND d.removal = i.removal AND d.block_time = i.block_time`,
+      AND d.confirmed = i.confirmed AND d.removal = i.removal AND d.block_time = i.block_time
+      AND d.backfill_id = i.backfill_id`,
     [
       list.map((d) => d.id),
       list.map((d) => d.streamId),
@@ -135,6 +149,7 @@ export async function insertDeliveries(
       list.map((d) => d.jobId ?? null),
       list.map((d) => d.removal ?? false),
       list.map((d) => d.blockTimestamp),
+      list.map((d) => d.backfillId ?? '0'),
     ],
   );
   for (const r of rows)

@@ -8,6 +8,8 @@ export interface PendingJob {
   jobId: string | null;
   /** Attempts made so far (a job that takes over goes on with the retry schedule from there). */
   attempts: number;
+  /** It belongs to a per-stream backfill (its job is enqueued at the backfill's priority). */
+  backfill: boolean;
 }
 
 /**
@@ -18,14 +20,16 @@ export async function listPendingJobs(
   db: Db,
   q: { afterId: string | undefined; limit: number; graceMs: number },
 ): Promise<PendingJob[]> {
-  const { rows } = await db.query<{ id: string; job_id: string | null; attempts: number }>({
-    name: 'pending-jobs-v2',
-    text: `SELECT id, job_id, attempts FROM deliveries
+  const { rows } = await db.query<{ id: string; job_id: string | null; attempts: number; backfill: boolean }>(
+    {
+      name: 'pending-jobs-v3',
+      text: `SELECT id, job_id, attempts, backfill_id <> 0 AS backfill FROM deliveries
             WHERE status = 'pending' AND id > $1::uuid AND job_at < now() - make_interval(secs => $3::float8 / 1000)
             ORDER BY id LIMIT $2`,
-    values: [q.afterId ?? '00000000-0000-0000-0000-000000000000', q.limit, q.graceMs],
-  });
-  return rows.map((r) => ({ deliveryId: r.id, jobId: r.job_id, attempts: r.attempts }));
+      values: [q.afterId ?? '00000000-0000-0000-0000-000000000000', q.limit, q.graceMs],
+    },
+  );
+  return rows.map((r) => ({ deliveryId: r.id, jobId: r.job_id, attempts: r.attempts, backfill: r.backfill }));
 }
 
 /**

@@ -175,7 +175,7 @@ describe('delivery partitions', () => {
     // The relay still finds the pending one, under its job.
     const page = await listPendingJobs(pool, { afterId: undefined, limit: 1_000, graceMs: 0 });
     expect(page.filter((p) => p.deliveryId === pending)).toEqual([
-      { deliveryId: pending, jobId: 'job-11-false', attempts: 0 },
+      { deliveryId: pending, jobId: 'job-11-false', attempts: 0, backfill: false },
     ]);
     // A replay still finds the failed one, and the sender reads it.
     expect(await prepareReplay(pool, accountId, streamId, failed as string, 'replayed')).toMatchObject({

@@ -1,0 +1,29 @@
+import { type Pool, findStreamTokens } from '@tributary/db';
+import type { TokenInfo } from '@tributary/stream-rules';
+
+/** Token metadata and spam flags from the tokens table, read once per block for all its tokens and kept `ttlMs`. */
+export interface TokenCache {
+  /** Reads what is not cached (or is stale) of `addresses`, in one round trip. */
+  prefetch(chainId: number, addresses: Iterable<string>): Promise<void>;
+  /** What prefetch found (undefined: the tables do not know the token). */
+  get(chainId: number, address: string): TokenInfo | undefined;
+}
+
+export function createTokenCache(deps: { pool: Pool; ttlMs?: number }): TokenCache {
+  const ttl = deps.ttlMs ?? 60_000;
+  const cache = new Map<string, { info: TokenInfo | undefined; at: number }>();
+  return {
+    async prefetch(chainId, addresses) {
+      const now = Date.now();
+      const missing: string[] = [];
+      for (const a of addresses) {
+        const hit = cache.get(`${chainId}:${a}`);
+        if (!hit || now - hit.at > ttl) missing.push(a);
+      }
+      if (missing.length === 0) return;
+      const found = await findStreamTokens(deps.pool, chainId, missing);
+      for (const a of missing) cache.set(`${chainId}:${a}`, { info: found.get(a), at: now });
+    },
+    get: (chainId, address) => cache.get(`${chainId}:${address}`)?.info,
+  };
+}
