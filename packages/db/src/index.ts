@@ -223,3 +223,10 @@ export {
   releaseStreamBackfill,
   setStreamBackfillWaiting,
 } from './streams/streamBackfills.ts';
+export {
+  type SequencedDelivery,
+  assignSequence,
+  findSequencedDeliveries,
+  lastSequenceOf,
+  nextInSequence,
+} from './streams/deliverySequences.ts';

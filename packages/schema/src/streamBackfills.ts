@@ -64,3 +64,39 @@ export const streamBackfillResponse = z
   .meta({ id: 'StreamBackfill' });
 
 export const streamBackfillList = z.object({ result: z.array(streamBackfillResponse) });
+
+// An ordered stream's numbered webhooks (GET /streams/evm/{id}/sequence): what a receiver should
+// have received between two sequence numbers.
+
+const sequenceParam = (name: string, example: string) =>
+  z
+    .string({ error: `${name} must be a single sequence number` })
+    .regex(/^[0-9]{1,15}$/, { error: `${name} must be a sequence number` })
+    .meta({
+      description: `${name === 'from' ? 'First' : 'Last'} sequence number (at most 100 in all)`,
+      example,
+    });
+
+export const streamSequenceQuery = z.object({
+  from: sequenceParam('from', '1'),
+  to: sequenceParam('to', '100'),
+});
+
+export const streamSequencePage = z
+  .object({
+    lastSequence: z.number().int().meta({ description: 'The last number the stream gave (0: none yet)' }),
+    result: z.array(
+      z.object({
+        sequence: z.number().int(),
+        deliveryId: z.string().meta({ description: 'Its webhook-id' }),
+        chainId: z.string(),
+        blockNumber: z.number().int(),
+        blockHash: z.string(),
+        status: z.string().meta({ description: 'pending, held, delivered or failed' }),
+        payload: z
+          .record(z.string(), z.unknown())
+          .meta({ description: 'The webhook body as sent (retries 0)' }),
+      }),
+    ),
+  })
+  .meta({ id: 'StreamSequencePage' });

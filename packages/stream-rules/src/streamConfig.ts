@@ -79,6 +79,11 @@ export const streamBody = z.object({
    * null (or absent): no limit.
    */
   maxRequestsPerSecond: z.number().int().min(1).max(10_000).nullable().optional(),
+  /**
+   * Beyond the hosted service: confirmed webhooks are sent one at a time in block order (per chain),
+   * the next only after the previous one got a 2xx, each with a gap-free `sequence`.
+   */
+  ordered: z.boolean().optional(),
   getNativeBalances: z.array(nativeBalanceSelector).nullable().optional(),
   abi: z.array(abiItem).nullable().optional(),
   advancedOptions: z.array(advancedOption).nullable().optional(),

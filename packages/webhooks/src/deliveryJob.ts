@@ -59,7 +59,9 @@ export type DeliveryOutcome =
   | { outcome: 'handed-off'; endpoint: string }
   /** Over its stream's maxRequestsPerSecond: sent at `afterMs` (its reserved turn), not counted as an attempt. */
   | { outcome: 'throttled'; afterMs: number }
-  | { outcome: 'dropped'; reason: string };
+  | { outcome: 'dropped'; reason: string }
+  /** An ordered stream's delivery whose previous one is not settled: its job ends; the previous one's settling hands it its turn. */
+  | { outcome: 'waits-turn'; previous: number };
 
 /**
  * The worker owns the retry schedule (its custom backoff strategy); the job only allows "many"

@@ -13,6 +13,7 @@ export {
   type WebhookNftMetadata,
   type WebhookNftTransfer,
   type WebhookTx,
+  bodyForAttempt,
   removalNoticeBody,
   serializeWebhook,
   withRetries,

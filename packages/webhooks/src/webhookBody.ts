@@ -199,6 +199,16 @@ export function withRetries(storedBody: string, retries: number): string {
 }
 
 /**
+ * The body of one attempt of a stored delivery: `retries` set to the attempt number and, for an
+ * ordered stream's numbered delivery, its `sequence` (given when it was stored, after its body).
+ */
+export function bodyForAttempt(storedBody: string, retries: number, sequence: number | null): string {
+  if (sequence === null) return retries === 0 ? storedBody : withRetries(storedBody, retries);
+  const parsed = JSON.parse(storedBody) as WebhookBody;
+  return serializeWebhook({ ...parsed, retries, sequence: String(sequence) });
+}
+
+/**
  * The removal notice of an unconfirmed webhook: the same body, every item of it, marked
  * `"removed": true` right after `confirmed` (false). The receiver undoes what that webhook
  * carried (matched by block hash, transaction hash and log index). Signed like any webhook.

@@ -327,7 +327,9 @@ export function createChainFollower(deps: {
     const recorded = enriched.bodies.map((b) => toFollowerBlock(b, backfill));
 
     await recordFollowerBlocks(deps.pool, o.chainId, recorded);
-    await deps.publisher.publish([...events, ...confirmations]);
+    // The older blocks' confirmations first: confirmed events stay in block order (a block first
+    // published already deep is confirmed at once, after every block below it).
+    await deps.publisher.publish([...confirmations, ...events]);
     enriched.commit();
     await finishConfirmations(confirmations);
     const last = recorded[recorded.length - 1]!;

@@ -1,5 +1,6 @@
 import { contractLogsContract, tokenOwnersContract, walletTransfersContract } from '../data/dataContracts.ts';
 import { BACKFILL_CONTRACTS } from '../streams/backfillContracts.ts';
+import { streamSequenceContract } from '../streams/sequenceRoutes.ts';
 import { STREAM_CONTRACTS } from '../streams/streamContracts.ts';
 import type { RouteContract } from './routeContract.ts';
 
@@ -9,5 +10,6 @@ export const ROUTE_CONTRACTS: readonly RouteContract[] = [
   walletTransfersContract,
   contractLogsContract,
   ...STREAM_CONTRACTS,
+  streamSequenceContract,
   ...BACKFILL_CONTRACTS,
 ];

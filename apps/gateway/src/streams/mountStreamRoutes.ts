@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import { addAddressRoutes } from './addressRoutes.ts';
 import { addBackfillRoutes } from './backfillRoutes.ts';
 import { addHistoryRoutes } from './historyRoutes.ts';
+import { addSequenceRoutes } from './sequenceRoutes.ts';
 import { addSettingsRoutes } from './settingsRoutes.ts';
 import type { StreamRouteDeps } from './streamDeps.ts';
 import { addStreamRoutes } from './streamRoutes.ts';
@@ -14,6 +15,7 @@ export function mountStreamRoutes(router: Router, deps: StreamRouteDeps): void {
   addStreamRoutes(router, deps);
   addAddressRoutes(router, deps);
   addBackfillRoutes(router, deps);
+  addSequenceRoutes(router, deps);
   addHistoryRoutes(router, deps);
   addSettingsRoutes(router, deps);
 }

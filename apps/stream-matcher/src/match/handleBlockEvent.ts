@@ -3,6 +3,7 @@ import {
   type NewDelivery,
   type Pool,
   type StoredDelivery,
+  assignSequence,
   deliveryKey,
   findUnconfirmedDeliveries,
   insertDeliveries,
@@ -105,7 +106,11 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
    * Stores the deliveries of one block (new ones, or those a replay finds) and enqueues the pending
    * ones under the jobs their rows name. A stream deleted meanwhile loses its rows, not the others'.
    */
-  async function storeAndEnqueue(rows: NewDelivery[], matches: number): Promise<number> {
+  async function storeAndEnqueue(
+    rows: NewDelivery[],
+    matches: number,
+    numbered: (row: NewDelivery) => boolean = () => false,
+  ): Promise<number> {
     const stored = await insertDeliveries(deps.pool, rows).catch(async (err: { code?: string }) => {
       // A stream was deleted while this block was evaluated: store the others one by one.
       if (err.code !== '23503') throw err;
@@ -125,6 +130,10 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
       const delivery = stored.get(deliveryKey(row.streamId, row.confirmed, row.removal));
       if (delivery?.created)
         created.push({ kind: row.removal ? 'removal' : row.confirmed ? 'confirmed' : 'unconfirmed' });
+      // An ordered stream's confirmed webhook takes its number now, in block order (once: a replay
+      // finds it numbered). Held ones too: they keep their place for when the stream is active again.
+      if (delivery && numbered(row) && (delivery.status === 'pending' || delivery.status === 'held'))
+        await assignSequence(deps.pool, row.streamId, delivery.id);
       // An unconfirmed row the block event itself did not create was delivered (or is on its way) already.
       if (!delivery || delivery.status !== 'pending') continue;
       jobs.push({ deliveryId: delivery.id, jobId: delivery.jobId ?? (row.jobId as string) });
@@ -291,8 +300,9 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
       logsCount: match.logsCount,
       txsCount: match.txsCount,
       jobId: jobIds[i] as string,
+      ...(confirmed && stream.config.ordered === true ? { numbered: true } : {}),
     }));
-    const enqueued = await storeAndEnqueue(rows, matches.length);
+    const enqueued = await storeAndEnqueue(rows, matches.length, (row) => row.numbered === true);
     // After its webhooks of this block are stored: they were computed already.
     await suspendOverBudget(event, cost);
     deps.logger.debug(

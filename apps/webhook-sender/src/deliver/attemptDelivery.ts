@@ -13,8 +13,8 @@ import {
   type DeliveryOutcome,
   type WebhookPoster,
   redactUrl,
+  bodyForAttempt,
   webhookHeaders,
-  withRetries,
 } from '@tributary/webhooks';
 import type { Logger } from 'pino';
 import { createBatcher } from './createBatcher.ts';
@@ -41,6 +41,8 @@ export interface AttemptDeps {
   rateLimiter: StreamRateLimiter;
   /** A turn that could not be read (Redis away): the delivery waits, it is never sent unchecked. */
   onRateLimiterError?: (err: unknown) => void;
+  /** An ordered stream's numbered delivery was settled (delivered, or failed for good): the next one's turn. */
+  onSequenceSettled?: (streamId: string, sequence: number) => Promise<void>;
 }
 
 /** How long a delivery waits when its stream's turn cannot be read. */
@@ -123,6 +125,8 @@ export async function attemptDelivery(
     await setDeliveryStatus(deps.pool, d.id, 'held');
     return { outcome: 'held' };
   }
+  // An ordered stream's webhook goes only after the one before it got its 2xx (or failed for good).
+  if (d.waitsForPrevious) return { outcome: 'waits-turn', previous: (d.sequence ?? 1) - 1 };
 
   if (d.maxRequestsPerSecond !== null) {
     let wait: number;
@@ -144,8 +148,8 @@ export async function attemptDelivery(
   if (!gotSlot) return { outcome: 'postponed', endpoint };
   const queueSize = await deps.store.queueSize(d.streamId);
   const slotTaken = performance.now();
-  // The stored body has retries 0: the first attempt sends it as it is.
-  const body = attemptsMade === 0 ? d.body : withRetries(d.body, attemptsMade);
+  // The stored body has retries 0 and no sequence: a first attempt of an unnumbered one sends it as it is.
+  const body = bodyForAttempt(d.body, attemptsMade, d.sequence);
   const result = await deps.poster
     .post({
       url: d.webhookUrl,
@@ -164,6 +168,7 @@ export async function attemptDelivery(
     });
     // A healthy stream (100) has nothing to recover: its row is not written on the hot path.
     if (d.successRate < 100) await recordStreamHealth(deps.pool, d.streamId, true, deps.successRateThreshold);
+    if (d.sequence !== null) await deps.onSequenceSettled?.(d.streamId, d.sequence);
     if (deps.logger.isLevelEnabled('debug'))
       deps.logger.debug(
         {
@@ -204,7 +209,10 @@ export async function attemptDelivery(
     'webhook attempt failed',
   );
   deps.onAttempt?.(exhausted ? 'gave_up' : inError ? 'held' : 'retry', result.latencyMs);
-  if (exhausted) return { outcome: 'gave-up', error: result.error };
+  if (exhausted) {
+    if (d.sequence !== null) await deps.onSequenceSettled?.(d.streamId, d.sequence);
+    return { outcome: 'gave-up', error: result.error };
+  }
   if (inError) return { outcome: 'held' };
   return { outcome: 'retry', after: deps.retryScheduleMs[attemptsMade] ?? 0, error: result.error };
 }

@@ -1,5 +1,5 @@
 import { type DeliveryOutcome, WEBHOOK_QUEUE, enqueueFollowUps, openWebhookQueue } from '@tributary/webhooks';
-import { setDeliveriesAside, setDeliveryJobs } from '@tributary/db';
+import { nextInSequence, renameDeliveryJobs, setDeliveriesAside, setDeliveryJobs } from '@tributary/db';
 import { type WebhookJob, webhookJob } from '@tributary/schema';
 import { createOutageLog } from '@tributary/runtime';
 import type { RedisConnectionOptions } from '@tributary/config';
@@ -72,13 +72,30 @@ export function createDeliveryWorker(
     thresholdMs: slowEndpointMs(deps.timeoutMs),
     limit: Math.max(1, Math.floor(deps.concurrency / 2)),
   });
-  const attemptDeps = { ...deps, store, slots };
   const followUps = openWebhookQueue({
     redis: deps.redis,
     prefix: deps.queuePrefix,
     mode: 'waits',
     onBroken: deps.onRedisBroken,
   });
+  /**
+   * The next numbered delivery of an ordered stream goes now, under a job named on its row first
+   * (its earlier job, waiting or parked, no longer owns it). Should this fail, the relay finds it:
+   * pending, its turn come, and its job missing.
+   */
+  async function handTurn(streamId: string, sequence: number): Promise<void> {
+    const next = await nextInSequence(deps.pool, streamId, sequence);
+    if (!next) return;
+    const jobId = `${next.id}_turn`;
+    const renamed = await renameDeliveryJobs(deps.pool, [
+      { deliveryId: next.id, expected: next.jobId, jobId },
+    ]);
+    if (!renamed.has(next.id)) return;
+    await enqueueFollowUps(followUps, [
+      { deliveryId: next.id, jobId, attemptsBefore: next.attempts, delayMs: 0 },
+    ]);
+  }
+  const attemptDeps = { ...deps, store, slots, onSequenceSettled: handTurn };
   const ownFailures = createOwnFailureJudge({ unknownAttempts: deps.unknownAttempts });
 
   /**
@@ -126,6 +143,7 @@ export function createDeliveryWorker(
       case 'gave-up':
       case 'held':
       case 'dropped':
+      case 'waits-turn':
         return result;
       default: {
         const never: never = result;
@@ -162,6 +180,7 @@ export function createDeliveryWorker(
       case 'gave-up':
       case 'held':
       case 'dropped':
+      case 'waits-turn':
         return undefined;
       default: {
         const never: never = result;

@@ -31,6 +31,11 @@ export interface NewDelivery {
   jobId?: string;
   /** The per-stream backfill that sends it (stream_backfills.id); absent: a live delivery. */
   backfillId?: string;
+  /**
+   * An ordered stream's confirmed webhook: stored to be numbered (sequence 0), never sent before
+   * it has its number (assignSequence).
+   */
+  numbered?: boolean;
 }
 
 /**
@@ -39,8 +44,8 @@ export interface NewDelivery {
  */
 export async function insertDelivery(db: Db, d: NewDelivery): Promise<StoredDelivery> {
   const ins = await db.query<{ id: string; status: DeliveryStatus; job_id: string | null }>(
-    `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id, removal, block_time, backfill_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_timestamp($13::bigint), $14)
+    `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count, job_id, removal, block_time, backfill_id, sequence)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_timestamp($13::bigint), $14, $15)
      ON CONFLICT (stream_id, chain_id, block_hash, confirmed, removal, backfill_id, block_time) DO NOTHING RETURNING id, status, job_id`,
     [
       d.id,
@@ -57,6 +62,7 @@ export async function insertDelivery(db: Db, d: NewDelivery): Promise<StoredDeli
       d.removal ?? false,
       d.blockTimestamp,
       d.backfillId ?? '0',
+      d.numbered ? 0 : null,
     ],
   );
   const stored = (r: { id: string; status: DeliveryStatus; job_id: string | null }, created: boolean) => ({
@@ -117,15 +123,15 @@ export async function insertDeliveries(
   }>(
     `WITH input AS (
        SELECT id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count,
-              job_id, removal, to_timestamp(block_timestamp) AS block_time, backfill_id
+              job_id, removal, to_timestamp(block_timestamp) AS block_time, backfill_id, sequence
          FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::bigint[], $5::bytea[], $6::boolean[],
                      $7::text[], $8::text[], $9::int[], $10::int[], $11::text[], $12::boolean[], $13::bigint[],
-                     $14::bigint[])
+                     $14::bigint[], $15::bigint[])
            AS t(id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count, txs_count,
-                job_id, removal, block_timestamp, backfill_id)),
+                job_id, removal, block_timestamp, backfill_id, sequence)),
      ins AS (
        INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, body, status, logs_count,
-                               txs_count, job_id, removal, block_time, backfill_id)
+                               txs_count, job_id, removal, block_time, backfill_id, sequence)
        SELECT * FROM input
        ON CONFLICT (stream_id, chain_id, block_hash, confirmed, removal, backfill_id, block_time) DO NOTHING
        RETURNING stream_id, confirmed, removal, id, status, job_id)
@@ -150,6 +156,7 @@ export async function insertDeliveries(
       list.map((d) => d.removal ?? false),
       list.map((d) => d.blockTimestamp),
       list.map((d) => d.backfillId ?? '0'),
+      list.map((d) => (d.numbered ? 0 : null)),
     ],
   );
   for (const r of rows)
@@ -161,6 +168,15 @@ export async function insertDeliveries(
     });
   return out;
 }
+
+/**
+ * SQL over a delivery `d`: it is numbered and the one before it in its stream is not settled
+ * (pending or held), or it is still to be numbered (0). Its turn comes when that one is delivered
+ * or failed for good.
+ */
+export const WAITS_FOR_PREVIOUS = `coalesce(d.sequence = 0 OR d.sequence > 1 AND EXISTS (
+    SELECT 1 FROM deliveries p WHERE p.stream_id = d.stream_id AND p.sequence = d.sequence - 1
+       AND p.status IN ('pending', 'held')), false)`;
 
 /** Everything one attempt needs, read fresh at each attempt (the URL or secret may have changed). */
 export interface DeliveryToSend {
@@ -179,6 +195,10 @@ export interface DeliveryToSend {
   jobId: string | null;
   /** The stream's `maxRequestsPerSecond` (null: no limit). */
   maxRequestsPerSecond: number | null;
+  /** Its number in an ordered stream (null: not numbered). */
+  sequence: number | null;
+  /** Numbered, and the delivery before it is not settled yet (pending or held): it must wait its turn. */
+  waitsForPrevious: boolean;
 }
 
 /**
@@ -203,9 +223,12 @@ export async function getDeliveriesToSend(
     previous_valid_until: Date | null;
     job_id: string | null;
     max_rps: number | null;
+    sequence: string | null;
+    waits: boolean;
   }>({
-    name: 'deliveries-to-send-v5',
+    name: 'deliveries-to-send-v6',
     text: `SELECT d.id, d.stream_id, d.status, d.body, d.attempts, d.job_id, s.status AS stream_status, s.success_rate,
+                  d.sequence, ${WAITS_FOR_PREVIOUS} AS waits,
                   s.config->>'webhookUrl' AS webhook_url, (s.config->>'maxRequestsPerSecond')::int AS max_rps,
                   ${webhookSecretColumns('a')}
              FROM deliveries d JOIN streams s ON s.id = d.stream_id JOIN accounts a ON a.id = s.account_id
@@ -227,6 +250,8 @@ export async function getDeliveriesToSend(
         secrets: webhookSecretsOf(r),
         jobId: r.job_id,
         maxRequestsPerSecond: r.max_rps,
+        sequence: r.sequence === null || r.sequence === '0' ? null : Number(r.sequence),
+        waitsForPrevious: r.waits,
       },
     ]),
   );

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { WAITS_FOR_PREVIOUS } from './deliveries.ts';
 
 type Db = Pool | PoolClient;
 
@@ -22,9 +23,10 @@ export async function listPendingJobs(
 ): Promise<PendingJob[]> {
   const { rows } = await db.query<{ id: string; job_id: string | null; attempts: number; backfill: boolean }>(
     {
-      name: 'pending-jobs-v3',
-      text: `SELECT id, job_id, attempts, backfill_id <> 0 AS backfill FROM deliveries
+      name: 'pending-jobs-v4',
+      text: `SELECT id, job_id, attempts, backfill_id <> 0 AS backfill FROM deliveries d
             WHERE status = 'pending' AND id > $1::uuid AND job_at < now() - make_interval(secs => $3::float8 / 1000)
+              AND NOT ${WAITS_FOR_PREVIOUS}
             ORDER BY id LIMIT $2`,
       values: [q.afterId ?? '00000000-0000-0000-0000-000000000000', q.limit, q.graceMs],
     },
