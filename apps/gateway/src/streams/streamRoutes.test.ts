@@ -559,12 +559,20 @@ describe('stream routes', () => {
   });
 });
 
-/** The SDK hard-codes its streams host: point the SDK's own axios (the ESM instance its core imports) at us. */
-async function redirectSdk(target: string): Promise<void> {
+/** The axios instance the SDK's core imports (ESM), the one every SDK call goes through. */
+async function sdkAxios() {
   const fromMoralis = createRequire(createRequire(import.meta.url).resolve('moralis'));
   const fromCore = createRequire(fromMoralis.resolve('@moralisweb3/common-core'));
   const axiosDir = dirname(fromCore.resolve('axios/package.json'));
-  const axios = (await import(pathToFileURL(join(axiosDir, 'index.js')).href)).default;
+  return (await import(pathToFileURL(join(axiosDir, 'index.js')).href)).default as {
+    interceptors: { request: { use(f: (config: { url?: string }) => unknown): void } };
+    request(config: Record<string, unknown>): Promise<{ status: number; data: Record<string, unknown> }>;
+  };
+}
+
+/** The SDK hard-codes its streams host: point the SDK's own axios at us. */
+async function redirectSdk(target: string): Promise<void> {
+  const axios = await sdkAxios();
   axios.interceptors.request.use((config: { url?: string }) => {
     config.url = config.url?.replace('https://api.moralis-streams.com', target);
     return config;
@@ -600,5 +608,39 @@ describe('the official SDK against the stream routes', () => {
     expect((await Moralis.Streams.getAddresses({ id, limit: 10 })).result).toEqual([]);
     await Moralis.Streams.delete({ id });
     expect((await call('GET', `/streams/evm/${id}`)).status).toBe(404);
+  });
+
+  it("asks for a backfill through the SDK's axios: the extra route beside the SDK's", async () => {
+    // The SDK was started and pointed at this gateway by the test before.
+    await pool.query(
+      `INSERT INTO follower_checkpoints (chain_id, block_number, block_hash) VALUES (31337, 10, $1)
+       ON CONFLICT (chain_id) DO NOTHING`,
+      [Buffer.alloc(32, 1)],
+    );
+    const { chainIds: _, ...body } = streamBody();
+    const id = (await Moralis.Streams.add({ ...body, chains: ['0x7a69'] })).toJSON().id;
+    const axios = await sdkAxios();
+    const asked = await axios.request({
+      method: 'POST',
+      url: `https://api.moralis-streams.com/streams/evm/${id}/backfill`,
+      headers: { 'x-api-key': keyA },
+      data: { chainId: '0x7a69', fromBlock: 1, toBlock: 10, dryRun: true },
+    });
+    expect(asked.status).toBe(200);
+    expect(asked.data).toMatchObject({
+      streamId: id,
+      fromBlock: 1,
+      toBlock: 10,
+      dryRun: true,
+      status: 'running',
+    });
+    const read = await axios.request({
+      method: 'GET',
+      url: `https://api.moralis-streams.com/streams/evm/${id}/backfill/${asked.data['id']}`,
+      headers: { 'x-api-key': keyA },
+    });
+    expect(read.data['id']).toBe(asked.data['id']);
+    // The SDK's own routes answer as before.
+    expect((await Moralis.Streams.getById({ id })).toJSON().id).toBe(id);
   });
 });
