@@ -25,7 +25,12 @@ declare module 'vitest' {
 
 /** The run's settings as the global setup provided them; outside it, from the same env vars it exports. */
 export function getTestSettings(): TestSettings {
-  const provided = inject('tributary');
+  let provided: TestSettings | undefined;
+  try {
+    provided = inject('tributary');
+  } catch {
+    // Not inside a vitest worker (a benchmark script that reuses the e2e harness): from the env.
+  }
   if (provided) return provided;
   return settingsFromEnv(process.env);
 }
