@@ -220,6 +220,7 @@ export {
   getStreamBackfill,
   listRunningStreamBackfills,
   listStreamBackfills,
+  readStreamBackfillSnapshot,
   releaseStreamBackfill,
   setStreamBackfillWaiting,
 } from './streams/streamBackfills.ts';

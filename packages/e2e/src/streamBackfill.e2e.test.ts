@@ -259,6 +259,10 @@ describe('per-stream backfill', () => {
       return r.body.blocks.done >= 12;
     });
     expect((await pipeline.kill('stream-matcher')).signal).toBe('SIGKILL');
+    // Killed in the middle: the range is not done, and no other matcher goes on with it meanwhile.
+    const atKill = await gw.get(`/streams/evm/${logsStream}/backfill/${logsBackfill}`);
+    expect(atKill.body.status).toBe('running');
+    expect(atKill.body.blocks.done).toBeLessThan(atKill.body.blocks.total);
     await pipeline.start('stream-matcher');
     await waitFor(
       'webhooks of the backfill to arrive',

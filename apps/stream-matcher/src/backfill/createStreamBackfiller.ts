@@ -10,6 +10,7 @@ import {
   deliveryKey,
   failStreamBackfill,
   insertDeliveries,
+  readStreamBackfillSnapshot,
   releaseStreamBackfill,
   setStreamBackfillWaiting,
   storedBlockBounds,
@@ -85,20 +86,32 @@ export function createStreamBackfiller(opts: StreamBackfillerOptions): StreamBac
   let stopped = false;
   let loop: Promise<void> | undefined;
   const wake = new AbortController();
+  // The compiled snapshots of the last few backfills taken (they take turns): read and compiled
+  // once, not per chunk (a stream may watch a million addresses).
   const compiled = new Map<string, CompiledStream>();
+  const CACHED = 8;
 
-  function compiledOf(b: ClaimedStreamBackfill): CompiledStream {
+  async function compiledOf(b: ClaimedStreamBackfill): Promise<CompiledStream> {
     let stream = compiled.get(b.id);
-    if (!stream) {
-      stream = compileStream({
-        id: b.streamId,
-        accountId: b.accountId,
-        status: 'active',
-        startBlocks: {},
-        config: b.config as StreamConfig,
-        addresses: b.addresses,
-      });
+    if (stream) {
+      compiled.delete(b.id); // to the end: the most recently used
       compiled.set(b.id, stream);
+      return stream;
+    }
+    const snapshot = await readStreamBackfillSnapshot(opts.pool, b.id);
+    if (!snapshot) throw new Waiting('the backfill is gone');
+    stream = compileStream({
+      id: b.streamId,
+      accountId: b.accountId,
+      status: 'active',
+      startBlocks: {},
+      config: snapshot.config as StreamConfig,
+      addresses: snapshot.addresses,
+    });
+    compiled.set(b.id, stream);
+    for (const key of compiled.keys()) {
+      if (compiled.size <= CACHED) break;
+      compiled.delete(key);
     }
     return stream;
   }
@@ -126,7 +139,7 @@ export function createStreamBackfiller(opts: StreamBackfillerOptions): StreamBac
     const to = Math.min(b.toBlock, finalUpTo, from + opts.chunkBlocks - 1);
     const started = performance.now();
 
-    const stream = compiledOf(b);
+    const stream = await compiledOf(b);
     const index = new StreamIndex();
     index.upsert(stream);
     const read = await opts.blocks.read(b.chainId, from, to);

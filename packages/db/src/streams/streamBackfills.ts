@@ -27,12 +27,23 @@ export interface StreamBackfill {
   finishedAt: Date | null;
 }
 
-/** A backfill as a worker takes it: with the stream's config and addresses as they were when it was asked for. */
+/** A backfill as a worker takes it for one turn. */
 export interface ClaimedStreamBackfill extends StreamBackfill {
-  config: unknown;
-  addresses: string[];
   /** The stream's status now (its webhooks are held while it is in error; a paused stream's backfill waits). */
   streamStatus: 'active' | 'paused' | 'error' | 'terminated';
+}
+
+/** The stream's config and addresses as they were when the backfill was asked for. */
+export async function readStreamBackfillSnapshot(
+  db: Db,
+  id: string,
+): Promise<{ config: unknown; addresses: string[] } | undefined> {
+  const { rows } = await db.query<{ config: unknown; addresses: Buffer[] }>(
+    'SELECT config, addresses FROM stream_backfills WHERE id = $1',
+    [id],
+  );
+  const r = rows[0];
+  return r ? { config: r.config, addresses: r.addresses.map(bytesToHex) } : undefined;
 }
 
 const COLUMNS = `b.id, b.stream_id, b.account_id, b.chain_id, b.from_block, b.to_block, b.next_block, b.dry_run,
@@ -193,9 +204,7 @@ export async function claimStreamBackfill(
   owner: string,
   leaseMs: number,
 ): Promise<ClaimedStreamBackfill | undefined> {
-  const { rows } = await db.query<
-    RawRow & { config: unknown; addresses: Buffer[]; stream_status: ClaimedStreamBackfill['streamStatus'] }
-  >(
+  const { rows } = await db.query<RawRow & { stream_status: ClaimedStreamBackfill['streamStatus'] }>(
     `WITH pick AS (
        SELECT id FROM stream_backfills
         WHERE status = 'running' AND (lease_until IS NULL OR lease_until < now() OR lease_owner = $1)
@@ -203,18 +212,13 @@ export async function claimStreamBackfill(
      b AS (
        UPDATE stream_backfills b SET lease_owner = $1, lease_until = now() + make_interval(secs => $2::float8 / 1000)
          FROM pick WHERE b.id = pick.id RETURNING b.*)
-     SELECT ${COLUMNS}, b.config, b.addresses, s.status AS stream_status
+     SELECT ${COLUMNS}, s.status AS stream_status
        FROM b JOIN streams s ON s.id = b.stream_id`,
     [owner, leaseMs],
   );
   const r = rows[0];
   if (!r) return undefined;
-  return {
-    ...toBackfill(r),
-    config: r.config,
-    addresses: r.addresses.map(bytesToHex),
-    streamStatus: r.stream_status,
-  };
+  return { ...toBackfill(r), streamStatus: r.stream_status };
 }
 
 /**
