@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { DeliveryBatchJob, DeliveryJob } from '@tributary/schema';
+import { isBatchJobId, jobIdFor } from './outbox/jobIdFor.ts';
 
 /** BullMQ queue of webhook deliveries (the prefix isolates deployments and tests). */
 export const WEBHOOK_QUEUE = 'webhooks';
@@ -13,39 +13,6 @@ export const BACKFILL_JOB_PRIORITY = 1_000;
 
 /** Deliveries per batch job: large enough to spread the queue's cost, small enough to spread the work. */
 export const DELIVERY_BATCH_SIZE = 50;
-
-/**
- * One job per (stream, chain, block hash, kind): a replayed Kafka message enqueues nothing twice.
- * The kinds: the unconfirmed webhook, the confirmed one, and the removal notice of an orphaned block.
- */
-export function deliveryJobId(
-  streamId: string,
-  chainId: number,
-  blockHash: string,
-  confirmed: boolean,
-  removal = false,
-): string {
-  return `${streamId}_${chainId}_${blockHash}_${removal ? 'r' : confirmed ? 'c' : 'u'}`;
-}
-
-/** The job of a per-stream backfill's (confirmed) webhook of a block: one per backfill, block and stream. */
-export function backfillDeliveryJobId(
-  backfillId: string,
-  streamId: string,
-  chainId: number,
-  blockHash: string,
-): string {
-  return `${deliveryJobId(streamId, chainId, blockHash, true)}_b${backfillId}`;
-}
-
-/**
- * The id of a batch job, from the ids its members would have alone: the same members (a replayed
- * block event whose deliveries are still pending) give the same job, which BullMQ adds once.
- */
-export function deliveryBatchJobId(memberJobIds: readonly string[]): string {
-  const hash = createHash('sha256').update(memberJobIds.join('\n')).digest('hex').slice(0, 32);
-  return `batch_${memberJobIds.length}_${hash}`;
-}
 
 /** What the worker decided for one attempt (switches over it are exhaustive). */
 export type DeliveryOutcome =
@@ -84,13 +51,11 @@ export function assignDeliveryJobs(
   const out: string[] = [];
   for (let at = 0; at < singleJobIds.length; at += batchSize) {
     const chunk = singleJobIds.slice(at, at + batchSize);
-    const id = chunk.length === 1 ? (chunk[0] as string) : deliveryBatchJobId(chunk);
+    const id = chunk.length === 1 ? (chunk[0] as string) : jobIdFor({ for: 'batch', memberJobIds: chunk });
     for (let i = 0; i < chunk.length; i++) out.push(id);
   }
   return out;
 }
-
-const isBatchJobId = (jobId: string) => jobId.startsWith('batch_');
 
 /**
  * Deliveries under the jobs their rows name, in one Redis round trip (pipelined): the members

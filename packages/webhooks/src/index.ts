@@ -34,10 +34,7 @@ export {
   type DeliveryOutcome,
   WEBHOOK_QUEUE,
   assignDeliveryJobs,
-  backfillDeliveryJobId,
   enqueueAssignedDeliveries,
-  deliveryBatchJobId,
-  deliveryJobId,
   enqueueDeliveries,
   enqueueDelivery,
   enqueueFollowUps,
@@ -45,3 +42,6 @@ export {
 export { type QueueRedisMode, openWebhookQueue } from './openWebhookQueue.ts';
 export { keccak256Utf8 } from './keccak256.ts';
 export { redactUrl } from './redactUrl.ts';
+export { type DeliveryJobReason, jobIdFor } from './outbox/jobIdFor.ts';
+export { replayDelivery } from './outbox/replayDelivery.ts';
+export { resumeHeldDeliveries } from './outbox/resumeHeldDeliveries.ts';

@@ -4,9 +4,8 @@ import {
   deliveryStats,
   getStream,
   listHistory,
-  prepareReplay,
 } from '@tributary/db';
-import { enqueueDelivery } from '@tributary/webhooks';
+import { replayDelivery } from '@tributary/webhooks';
 import { historyQuery } from '@tributary/schema';
 import type { Router } from 'express';
 import { z } from 'zod';
@@ -87,10 +86,12 @@ export function addHistoryRoutes(router: Router, deps: StreamRouteDeps): void {
     const id = req.params['id'] ?? '';
     // The full uuid shape: 36 hex digits and dashes in any order reached PostgreSQL's uuid cast (500).
     if (!isUuid(id)) throw new NotFoundError('Delivery not found');
-    const jobId = `${id.toLowerCase()}_replay_${Date.now()}`;
-    const item = await prepareReplay(deps.pool, account.id, streamId, id.toLowerCase(), jobId);
-    if (!item) throw new NotFoundError('Delivery not found');
-    await enqueueDelivery(deps.deliveryQueue, item.id, jobId);
+    const replayed = await replayDelivery(
+      { pool: deps.pool, queue: deps.deliveryQueue },
+      { accountId: account.id, streamId, deliveryId: id.toLowerCase() },
+    );
+    if (!replayed) throw new NotFoundError('Delivery not found');
+    const { item } = replayed;
     sendJson(res, 200, formatHistory(item, true));
   });
 

@@ -7,13 +7,12 @@ import {
   insertStream,
   listStreams,
   lockAccount,
-  releaseHeldDeliveries,
   setStreamStatus,
   updateStreamConfig,
   withTransaction,
 } from '@tributary/db';
 import { validateStreamConfig } from '@tributary/stream-rules';
-import { type SigningSecrets, enqueueDelivery } from '@tributary/webhooks';
+import { type SigningSecrets, resumeHeldDeliveries } from '@tributary/webhooks';
 import { streamListQuery, streamStatusBody } from '@tributary/schema';
 import type { Router } from 'express';
 import { z } from 'zod';
@@ -184,11 +183,7 @@ export function addStreamRoutes(router: Router, deps: StreamRouteDeps): void {
     if (!row) throw new NotFoundError('Stream not found');
     deps.announceChange(streamChangeOf(id, 'upsert'));
     if (status === 'active') {
-      // Each released row names its job first: should this enqueue not happen, the relay does it.
-      const suffix = `_resume_${Date.now()}`;
-      for (const deliveryId of await releaseHeldDeliveries(deps.pool, id, suffix)) {
-        await enqueueDelivery(deps.deliveryQueue, deliveryId, `${deliveryId}${suffix}`);
-      }
+      await resumeHeldDeliveries({ pool: deps.pool, queue: deps.deliveryQueue }, id);
     }
     sendJson(res, 200, formatStream(row));
   });

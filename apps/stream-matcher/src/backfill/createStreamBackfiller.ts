@@ -27,8 +27,8 @@ import {
 import {
   BACKFILL_JOB_PRIORITY,
   assignDeliveryJobs,
-  backfillDeliveryJobId,
   enqueueAssignedDeliveries,
+  jobIdFor,
   serializeWebhook,
 } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
@@ -180,7 +180,15 @@ export function createStreamBackfiller(opts: StreamBackfillerOptions): StreamBac
       }
     }
     const jobIds = assignDeliveryJobs(
-      rows.map((r) => backfillDeliveryJobId(b.id, b.streamId, b.chainId, r.blockHash)),
+      rows.map((r) =>
+        jobIdFor({
+          for: 'backfill',
+          backfillId: b.id,
+          streamId: b.streamId,
+          chainId: b.chainId,
+          blockHash: r.blockHash,
+        }),
+      ),
     );
     rows.forEach((r, i) => {
       r.jobId = jobIds[i] as string;

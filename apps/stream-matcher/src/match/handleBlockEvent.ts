@@ -22,7 +22,7 @@ import {
 import { type CompiledStream, enrichMatch, isAfterStreamStart } from '@tributary/stream-rules';
 import {
   assignDeliveryJobs,
-  deliveryJobId,
+  jobIdFor,
   enqueueAssignedDeliveries,
   removalNoticeBody,
   serializeWebhook,
@@ -152,7 +152,15 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
     const retracted = await findUnconfirmedDeliveries(deps.pool, event.chainId, event.block.hash, notified);
     if (retracted.length === 0) return 0;
     const jobIds = assignDeliveryJobs(
-      retracted.map((d) => deliveryJobId(d.streamId, event.chainId, event.block.hash, false, true)),
+      retracted.map((d) =>
+        jobIdFor({
+          for: 'block',
+          streamId: d.streamId,
+          chainId: event.chainId,
+          blockHash: event.block.hash,
+          kind: 'removal',
+        }),
+      ),
     );
     const rows: NewDelivery[] = retracted.map((d, i) => ({
       id: randomUUID(),
@@ -284,7 +292,13 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
     const wanted = confirmations.flatMap((confirmed) => matches.map((m) => ({ ...m, confirmed })));
     const jobIds = assignDeliveryJobs(
       wanted.map(({ stream, confirmed }) =>
-        deliveryJobId(stream.id, event.chainId, event.block.hash, confirmed),
+        jobIdFor({
+          for: 'block',
+          streamId: stream.id,
+          chainId: event.chainId,
+          blockHash: event.block.hash,
+          kind: confirmed ? 'confirmed' : 'unconfirmed',
+        }),
       ),
     );
     const rows: NewDelivery[] = wanted.map(({ stream, match, confirmed }, i) => ({

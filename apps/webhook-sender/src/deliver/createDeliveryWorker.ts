@@ -1,4 +1,10 @@
-import { type DeliveryOutcome, WEBHOOK_QUEUE, enqueueFollowUps, openWebhookQueue } from '@tributary/webhooks';
+import {
+  type DeliveryOutcome,
+  WEBHOOK_QUEUE,
+  enqueueFollowUps,
+  jobIdFor,
+  openWebhookQueue,
+} from '@tributary/webhooks';
 import { nextInSequence, renameDeliveryJobs, setDeliveriesAside, setDeliveryJobs } from '@tributary/db';
 import { type WebhookJob, webhookJob } from '@tributary/schema';
 import { createOutageLog } from '@tributary/runtime';
@@ -86,7 +92,7 @@ export function createDeliveryWorker(
   async function handTurn(streamId: string, sequence: number): Promise<void> {
     const next = await nextInSequence(deps.pool, streamId, sequence);
     if (!next) return;
-    const jobId = `${next.id}_turn`;
+    const jobId = jobIdFor({ for: 'turn', deliveryId: next.id });
     const renamed = await renameDeliveryJobs(deps.pool, [
       { deliveryId: next.id, expected: next.jobId, jobId },
     ]);
@@ -157,11 +163,16 @@ export function createDeliveryWorker(
   function followUpOf(deliveryId: string, result: DeliveryOutcome): FollowUp | undefined {
     switch (result.outcome) {
       case 'retry':
-        return { deliveryId, jobId: `${deliveryId}_retry`, attemptsBefore: 1, delayMs: result.after };
+        return {
+          deliveryId,
+          jobId: jobIdFor({ for: 'retry', deliveryId }),
+          attemptsBefore: 1,
+          delayMs: result.after,
+        };
       case 'postponed':
         return {
           deliveryId,
-          jobId: `${deliveryId}_alone`,
+          jobId: jobIdFor({ for: 'alone', deliveryId }),
           attemptsBefore: 0,
           delayMs: parkFor(result.endpoint),
           busyEndpoint: result.endpoint,
@@ -169,13 +180,18 @@ export function createDeliveryWorker(
       case 'handed-off':
         return {
           deliveryId,
-          jobId: `${deliveryId}_alone`,
+          jobId: jobIdFor({ for: 'alone', deliveryId }),
           attemptsBefore: 0,
           delayMs: 0,
           busyEndpoint: result.endpoint,
         };
       case 'throttled':
-        return { deliveryId, jobId: `${deliveryId}_alone`, attemptsBefore: 0, delayMs: result.afterMs };
+        return {
+          deliveryId,
+          jobId: jobIdFor({ for: 'alone', deliveryId }),
+          attemptsBefore: 0,
+          delayMs: result.afterMs,
+        };
       case 'delivered':
       case 'gave-up':
       case 'held':

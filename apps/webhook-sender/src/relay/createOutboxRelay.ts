@@ -1,6 +1,6 @@
 import { type Pool, listPendingJobs, renameDeliveryJobs } from '@tributary/db';
 import { type OutageLog, createOutageLog } from '@tributary/runtime';
-import { BACKFILL_JOB_PRIORITY, enqueueFollowUps } from '@tributary/webhooks';
+import { BACKFILL_JOB_PRIORITY, enqueueFollowUps, jobIdFor } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -73,7 +73,7 @@ export function createOutboxRelay(deps: {
         const renames = lost.map((p) => ({
           deliveryId: p.deliveryId,
           expected: p.jobId,
-          jobId: `${p.deliveryId}_relay`,
+          jobId: jobIdFor({ for: 'relay', deliveryId: p.deliveryId }),
         }));
         // Named first: should the enqueue not happen, the next pass finds the job missing again.
         const renamed = await renameDeliveryJobs(deps.pool, renames);
@@ -81,7 +81,7 @@ export function createOutboxRelay(deps: {
           .filter((p) => renamed.has(p.deliveryId))
           .map((p) => ({
             deliveryId: p.deliveryId,
-            jobId: `${p.deliveryId}_relay`,
+            jobId: jobIdFor({ for: 'relay', deliveryId: p.deliveryId }),
             attemptsBefore: p.attempts,
             delayMs: 0,
             ...(p.backfill ? { priority: BACKFILL_JOB_PRIORITY } : {}),

@@ -1,5 +1,5 @@
-import { type Pool, findDeliveryOwner, prepareReplay } from '@tributary/db';
-import { enqueueDelivery } from '@tributary/webhooks';
+import { type Pool, findDeliveryOwner } from '@tributary/db';
+import { replayDelivery } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import { CommandFailure } from './adminErrors.ts';
 
@@ -11,9 +11,10 @@ import { CommandFailure } from './adminErrors.ts';
 export async function replayDeliveryCommand(pool: Pool, queue: Queue, id: string): Promise<string> {
   const owner = await findDeliveryOwner(pool, id);
   if (!owner) throw new CommandFailure(`delivery ${id} not found`);
-  const jobId = `${id}_replay_${Date.now()}`;
-  const item = await prepareReplay(pool, owner.accountId, owner.streamId, id, jobId);
-  if (!item) throw new CommandFailure(`delivery ${id} not found`); // deleted meanwhile
-  await enqueueDelivery(queue, id, jobId);
-  return `delivery ${id} of stream ${owner.streamId} (block ${item.blockNumber}) is pending again as job ${jobId}`;
+  const replayed = await replayDelivery(
+    { pool, queue },
+    { accountId: owner.accountId, streamId: owner.streamId, deliveryId: id },
+  );
+  if (!replayed) throw new CommandFailure(`delivery ${id} not found`); // deleted meanwhile
+  return `delivery ${id} of stream ${owner.streamId} (block ${replayed.item.blockNumber}) is pending again as job ${replayed.jobId}`;
 }
