@@ -1,6 +1,5 @@
 import { kafkaReplication } from '@tributary/config';
 import {
-  DEAD_LETTER_TOPIC,
   createDeadLetters,
   createGapGuard,
   createIdempotentProducer,
@@ -165,7 +164,7 @@ await service.untilUp('kafka', () =>
     [
       { topic, retentionMs: hoursToMs(env.KAFKA_RETENTION_HOURS) },
       {
-        topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC),
+        topic: topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.deadLetters),
         retentionMs: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
       },
     ],

@@ -1,5 +1,4 @@
 import {
-  DEAD_LETTER_TOPIC,
   createDeadLetters,
   createKafka,
   createStreamChangeAnnouncer,
@@ -75,7 +74,7 @@ const producerConnected = service.untilUp('kafka (producer)', async () => {
     kafka,
     [
       {
-        topic: topicName(env.KAFKA_TOPIC_PREFIX, DEAD_LETTER_TOPIC),
+        topic: topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.deadLetters),
         retentionMs: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
       },
       {

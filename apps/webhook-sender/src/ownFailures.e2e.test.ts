@@ -1,7 +1,7 @@
+import { TOPICS } from '@tributary/schema';
 import type { ChildProcess } from 'node:child_process';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEAD_LETTER_TOPIC } from '@tributary/bus';
 import { type Pool, acknowledgeDeadLetters, createPool } from '@tributary/db';
 import {
   createTestDatabase,
@@ -115,7 +115,7 @@ async function deadLetters(atLeast = 0): Promise<{ value: string; reason: string
   });
   const admin = kafka.admin();
   await admin.connect();
-  const topic = `${queuePrefix}.${DEAD_LETTER_TOPIC}`;
+  const topic = `${queuePrefix}.${TOPICS.deadLetters}`;
   let total = 0;
   await until(async () => {
     const ends = await admin.fetchTopicOffsets(topic).catch(() => []);

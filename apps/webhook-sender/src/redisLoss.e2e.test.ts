@@ -1,7 +1,7 @@
+import { TOPICS } from '@tributary/schema';
 import type { ChildProcess } from 'node:child_process';
 import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEAD_LETTER_TOPIC } from '@tributary/bus';
 import { type Pool, createPool } from '@tributary/db';
 import { type TestDatabase, createTestDatabase, uniqueName } from '@tributary/testkit';
 import type { Queue } from 'bullmq';
@@ -131,7 +131,7 @@ describe('the queue lost with Redis', () => {
     });
     const reader = kafka.consumer({ groupId: `${queuePrefix}-dl` });
     await reader.connect();
-    await reader.subscribe({ topic: `${queuePrefix}.${DEAD_LETTER_TOPIC}`, fromBeginning: true });
+    await reader.subscribe({ topic: `${queuePrefix}.${TOPICS.deadLetters}`, fromBeginning: true });
     const letter = await new Promise<{ key: string; value: string; headers: Record<string, string> }>(
       (resolve) => {
         void reader.run({

@@ -1,7 +1,5 @@
+import { TOPICS } from '@tributary/schema';
 import type { Producer } from 'kafkajs';
-
-/** Where every consumer puts the messages it cannot process (bad JSON, schema failures). */
-export const DEAD_LETTER_TOPIC = 'tributary.dead-letters.v1';
 
 export interface DeadLetter {
   topic: string;
@@ -31,7 +29,7 @@ export function createDeadLetters(opts: {
   consumer: string;
   onDeadLetter?: (letter: DeadLetter) => void;
 }): DeadLetters {
-  const topic = `${opts.topicPrefix}${DEAD_LETTER_TOPIC}`;
+  const topic = `${opts.topicPrefix}${TOPICS.deadLetters}`;
   return {
     async send(letter) {
       await opts.producer.send({

@@ -1,7 +1,8 @@
+import { TOPICS } from '@tributary/schema';
 import { createKafkaTopic, getTestSettings, uniqueName } from '@tributary/testkit';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEAD_LETTER_TOPIC, createDeadLetters } from './createDeadLetters.ts';
+import { createDeadLetters } from './createDeadLetters.ts';
 import { createLagProbe } from './createLagProbe.ts';
 
 const settings = getTestSettings();
@@ -41,7 +42,7 @@ describe('createLagProbe', () => {
 describe('createDeadLetters', () => {
   it('stores the original bytes with their origin and reason, and counts them', async () => {
     const prefix = `${uniqueName('dl')}.`;
-    const topic = await createKafkaTopic(`${prefix}${DEAD_LETTER_TOPIC}`);
+    const topic = await createKafkaTopic(`${prefix}${TOPICS.deadLetters}`);
     await producer.connect();
     const counted: string[] = [];
     const dead = createDeadLetters({

@@ -10,7 +10,6 @@ export { type Codec, DecodeError, blockEventCodec, jsonCodec } from './codec.ts'
 export { type Compression, createIdempotentProducer, sendInOrder } from './createIdempotentProducer.ts';
 export { type GroupConsumer, createGroupConsumer, groupSession } from './createGroupConsumer.ts';
 export {
-  DEAD_LETTER_TOPIC,
   type DeadLetter,
   type DeadLetters,
   createDeadLetters,

@@ -1,6 +1,6 @@
+import { TOPICS } from '@tributary/schema';
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
-import { DEAD_LETTER_TOPIC } from './createDeadLetters.ts';
 
 /** One message a consumer set aside, as the dead-letter topic holds it. */
 export interface StoredDeadLetter {
@@ -25,7 +25,7 @@ export async function readDeadLetters(
   kafka: Kafka,
   opts: { topicPrefix: string; limit?: number; timeoutMs?: number },
 ): Promise<StoredDeadLetter[]> {
-  const topic = `${opts.topicPrefix}${DEAD_LETTER_TOPIC}`;
+  const topic = `${opts.topicPrefix}${TOPICS.deadLetters}`;
   const limit = opts.limit ?? 1_000;
   const admin = kafka.admin();
   await admin.connect();

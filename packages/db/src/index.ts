@@ -44,7 +44,6 @@ export { findFirstBlockAtOrAfter, findLastBlockAtOrBefore } from './queries/bloc
 export { type TokenMetadata, findTokenMetadata } from './queries/tokenMetadata.ts';
 export {
   type StreamRow,
-  type StreamStatus,
   deleteStream,
   getStream,
   getStreamById,
@@ -66,7 +65,6 @@ export {
   replaceStreamAddresses,
 } from './streams/streamAddresses.ts';
 export {
-  type DeliveryStatus,
   type DeliveryToSend,
   type NewDelivery,
   type StoredDelivery,

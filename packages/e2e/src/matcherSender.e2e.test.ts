@@ -1,5 +1,4 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { DEAD_LETTER_TOPIC } from '@tributary/bus';
 import { acknowledgeDeadLetters, addStreamAddresses, insertStream } from '@tributary/db';
 import { type FullBlockEvent, TOPICS } from '@tributary/schema';
 import { getTestSettings, startRedisCutProxy } from '@tributary/testkit';
@@ -201,7 +200,7 @@ async function deadLetterWhere(
   });
   const reader = kafka.consumer({ groupId: `${pipeline.topicPrefix}dead-letters-${randomUUID()}` });
   await reader.connect();
-  await reader.subscribe({ topic: `${pipeline.topicPrefix}${DEAD_LETTER_TOPIC}`, fromBeginning: true });
+  await reader.subscribe({ topic: `${pipeline.topicPrefix}${TOPICS.deadLetters}`, fromBeginning: true });
   try {
     return await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('no such dead letter within 30 s')), 30_000);

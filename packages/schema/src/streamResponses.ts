@@ -5,6 +5,12 @@ import { streamAddressBody } from './streamRequests.ts';
 // body, whose echo is the stream response).
 
 export const STREAM_STATUSES = ['active', 'paused', 'error', 'terminated'] as const;
+/** A stream's status: the one definition every package uses. */
+export type StreamStatus = (typeof STREAM_STATUSES)[number];
+
+export const DELIVERY_STATUSES = ['pending', 'held', 'delivered', 'failed'] as const;
+/** A delivery's status (deliveries.status): the one definition every package uses. */
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** What a stream response adds to the stored body (spec 2.6). */
 export const streamState = z.object({

@@ -1,11 +1,9 @@
-import type { BlockContents } from '@tributary/schema';
+import type { BlockContents, StreamStatus } from '@tributary/schema';
 import { type CompiledFilter, compileFilter } from './evaluateFilter.ts';
 import { type AbiEvent, abiEvents, topic0OfSignature } from './eventSignature.ts';
 import type { StreamConfig } from './streamConfig.ts';
 import { streamReads } from './streamReads.ts';
 import { type CompiledTrigger, compileTriggers } from './triggers.ts';
-
-export type StreamStatus = 'active' | 'paused' | 'error' | 'terminated';
 
 /** A stream as the matcher holds it in memory: config compiled once, addresses in a Set. */
 export interface CompiledStream {

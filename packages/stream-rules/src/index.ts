@@ -10,7 +10,6 @@ export { type AbiEvent, abiEvents, topic0OfSignature } from './eventSignature.ts
 export { BUILTIN_FIELDS, checkFilterShape, evaluateFilter } from './evaluateFilter.ts';
 export {
   type CompiledStream,
-  type StreamStatus,
   compileStream,
   isAfterStreamStart,
 } from './compileStream.ts';

@@ -1,10 +1,5 @@
-import {
-  DEAD_LETTER_TOPIC,
-  blockEventCodec,
-  createDeadLetters,
-  createIdempotentProducer,
-  ensureTopics,
-} from '@tributary/bus';
+import { TOPICS } from '@tributary/schema';
+import { blockEventCodec, createDeadLetters, createIdempotentProducer, ensureTopics } from '@tributary/bus';
 import type { Pool } from '@tributary/db';
 import { createLogger } from '@tributary/runtime';
 import type { BlockEvent } from '@tributary/schema';
@@ -89,7 +84,7 @@ async function startConsumer(
   projector: BlockProjector,
   opts: { maxBytesPerPartition?: number; maxTransactionBytes?: number; unknownAttempts?: number } = {},
 ): Promise<Started> {
-  await ensureTopics(t.kafka, [{ topic: `${t.prefix}${DEAD_LETTER_TOPIC}` }]);
+  await ensureTopics(t.kafka, [{ topic: `${t.prefix}${TOPICS.deadLetters}` }]);
   const producer = createIdempotentProducer(t.kafka);
   await producer.connect();
   const started: Started = { consumer: undefined as unknown as BlockConsumer, fatal: [], deadLetters: 0 };
@@ -160,7 +155,7 @@ describe('createBlockConsumer', () => {
       await started.consumer.stop();
       expect(await projectedState(pool)).toEqual(expectedState([0, 1, 2, 3, 4, 6, 7, 8, 9]));
       expect(started.deadLetters).toBe(1);
-      const [letter] = await readAll(t, `${t.prefix}${DEAD_LETTER_TOPIC}`, 1);
+      const [letter] = await readAll(t, `${t.prefix}${TOPICS.deadLetters}`, 1);
       expect(letter?.offset).toBe('5');
       expect(letter?.value).toBe(blockEventCodec.encode(block(5)).toString());
       expect(letter?.reason).toMatch(
@@ -245,7 +240,7 @@ describe('createBlockConsumer', () => {
     expect(await projectedState(pool)).toEqual(expectedState([0, 1, 3]));
     expect(started.deadLetters).toBe(2);
 
-    const letters = await readAll(t, `${t.prefix}${DEAD_LETTER_TOPIC}`, 2);
+    const letters = await readAll(t, `${t.prefix}${TOPICS.deadLetters}`, 2);
     expect(letters.map((l) => [l.offset, l.value, l.reason.split(':')[0]])).toEqual([
       ['2', '{"type":"new", oops', 'DecodeError'],
       ['3', JSON.stringify(noChain), 'DecodeError'],

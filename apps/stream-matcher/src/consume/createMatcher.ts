@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  DEAD_LETTER_TOPIC,
   type DeadLetter,
   type Gap,
   blockEventCodec,
@@ -22,7 +21,7 @@ import {
   retryUntilDone,
 } from '@tributary/runtime';
 import { TOPICS, type BlockEvent, streamChange } from '@tributary/schema';
-import type { StreamStatus } from '@tributary/stream-rules';
+import type { StreamStatus } from '@tributary/schema';
 import type { RedisConnectionOptions } from '@tributary/config';
 import { openWebhookQueue } from '@tributary/webhooks';
 import { type Consumer, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
@@ -110,7 +109,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   });
   const changesTopic = `${opts.kafka.topicPrefix}${TOPICS.streamChanges}`;
   const blocksTopic = `${opts.kafka.topicPrefix}${TOPICS.blocks}`;
-  const deadLetterTopic = `${opts.kafka.topicPrefix}${DEAD_LETTER_TOPIC}`;
+  const deadLetterTopic = `${opts.kafka.topicPrefix}${TOPICS.deadLetters}`;
   // The enqueue is the fast path only (the rows are the outbox): with no offline queue it fails
   // at once while Redis is away, instead of holding the block until Redis is back.
   const queue = openWebhookQueue({

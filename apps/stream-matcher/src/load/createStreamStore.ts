@@ -8,13 +8,8 @@ import {
   loadMatchableStreams,
   loadStreamAddresses,
 } from '@tributary/db';
-import {
-  type CompiledStream,
-  type StreamConfig,
-  StreamIndex,
-  type StreamStatus,
-  compileStream,
-} from '@tributary/stream-rules';
+import { type CompiledStream, type StreamConfig, StreamIndex, compileStream } from '@tributary/stream-rules';
+import type { StreamStatus } from '@tributary/schema';
 import type { Logger } from 'pino';
 
 /** The streams the matcher evaluates, in memory: loaded once, then refreshed one stream at a time on change events. */

@@ -1,11 +1,6 @@
+import { TOPICS } from '@tributary/schema';
 import { execFile } from 'node:child_process';
-import {
-  DEAD_LETTER_TOPIC,
-  createDeadLetters,
-  createIdempotentProducer,
-  createKafka,
-  ensureTopics,
-} from '@tributary/bus';
+import { createDeadLetters, createIdempotentProducer, createKafka, ensureTopics } from '@tributary/bus';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import {
@@ -430,7 +425,7 @@ describe('admin dead-letters', () => {
   it('lists what the consumers set aside with its block, then nothing once acknowledged (all of it with --all)', async () => {
     const topicPrefix = `${uniqueName('dl')}.`;
     const kafka = createKafka({ brokers: settings.kafkaBrokers, clientId: 'admin-test' });
-    await ensureTopics(kafka, [{ topic: `${topicPrefix}${DEAD_LETTER_TOPIC}` }]);
+    await ensureTopics(kafka, [{ topic: `${topicPrefix}${TOPICS.deadLetters}` }]);
     const producer = createIdempotentProducer(kafka);
     await producer.connect();
     const deadLetters = createDeadLetters({ producer, topicPrefix, consumer: 'stream-matcher' });

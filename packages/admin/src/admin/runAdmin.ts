@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createKafka } from '@tributary/bus';
-import { type Pool, type StreamStatus, createPool } from '@tributary/db';
+import { type Pool, createPool } from '@tributary/db';
+import type { StreamStatus } from '@tributary/schema';
 import { redisConnection } from '@tributary/config';
 import { openWebhookQueue } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';

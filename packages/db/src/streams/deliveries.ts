@@ -4,7 +4,7 @@ import { hexToBytes } from '../bytes.ts';
 
 type Db = Pool | PoolClient;
 
-export type DeliveryStatus = 'pending' | 'held' | 'delivered' | 'failed';
+import type { DeliveryStatus } from '@tributary/schema';
 
 export interface NewDelivery {
   id: string;

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { bytesToHex } from '../bytes.ts';
-import type { DeliveryStatus } from './deliveries.ts';
+import type { DeliveryStatus } from '@tributary/schema';
 import { countAccountDeliveries } from './deliveryCounts.ts';
 
 type Db = Pool | PoolClient;

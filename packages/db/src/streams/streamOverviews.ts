@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { countStreamDeliveries } from './deliveryCounts.ts';
-import type { StreamStatus } from './streams.ts';
+import type { StreamStatus } from '@tributary/schema';
 
 type Db = Pool | PoolClient;
 

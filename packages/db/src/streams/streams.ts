@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 
-export type StreamStatus = 'active' | 'paused' | 'error' | 'terminated';
+import type { StreamStatus } from '@tributary/schema';
 
 export interface StreamRow {
   id: string;
