@@ -63,6 +63,7 @@ describe('GET /openapi.json and GET /docs', () => {
       'GET /streams/evm [streams]',
       'GET /streams/evm/{id} [streams]',
       'GET /streams/evm/{id}/address [streams]',
+      'GET /streams/evm/{id}/listen [streams]',
       'PATCH /streams/evm/{id}/address [streams]',
       'POST /history/replay/{streamId}/{id} [history]',
       'POST /settings [settings]',
