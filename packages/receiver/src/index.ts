@@ -14,4 +14,5 @@ export {
   type WebhookHeaders,
   verifySignatures,
 } from './verifySignatures.ts';
+export { type ListenOptions, ListenRefusedError, listen } from './listen.ts';
 export type * from './webhookBody.ts';
