@@ -74,7 +74,6 @@ export async function listen(opts: ListenOptions): Promise<void> {
   const waitMs = opts.waitMs ?? 20_000;
   let cursor: string | undefined;
   let failing = false;
-  opts.print(`listening to stream ${opts.streamId} at ${base}, forwarding to ${opts.forwardTo}`);
   while (!opts.signal?.aborted) {
     const url = new URL(`${base}/streams/evm/${encodeURIComponent(opts.streamId)}/listen`);
     if (cursor !== undefined) url.searchParams.set('cursor', cursor);
@@ -101,7 +100,9 @@ export async function listen(opts: ListenOptions): Promise<void> {
       await sleep(opts.retryMs ?? 1_000, opts.signal);
       continue;
     }
-    if (failing) opts.print('reconnected');
+    if (cursor === undefined)
+      opts.print(`listening to stream ${opts.streamId} at ${base}, forwarding to ${opts.forwardTo}`);
+    else if (failing) opts.print('reconnected');
     failing = false;
     for (const w of page.result) opts.print(await forward(w, opts.forwardTo, opts.signal));
     cursor = page.cursor;

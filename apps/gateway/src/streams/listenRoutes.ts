@@ -24,10 +24,14 @@ function waitOf(raw: string | undefined): number {
   return Math.min(raw === undefined ? DEFAULT_WAIT_MS : Number(raw), MAX_WAIT_MS);
 }
 
+/** The server stopped listening: it is shutting down. */
+function closing(req: Request): boolean {
+  return (req.socket as { server?: { listening?: boolean } }).server?.listening === false;
+}
+
 /** The client went away, or the server is closing (a wait must not hold its shutdown). */
 function abandoned(req: Request, res: Response): boolean {
-  const server = (req.socket as { server?: { listening?: boolean } }).server;
-  return res.destroyed || req.socket.destroyed || server?.listening === false;
+  return res.destroyed || req.socket.destroyed || closing(req);
 }
 
 /** The stream's webhooks after `after`, waiting up to `waitMs` for the first one. */
@@ -72,6 +76,9 @@ export function addListenRoutes(router: Router, deps: StreamRouteDeps): void {
         })
       : [];
     const secrets = (await getWebhookSecrets(deps.pool, account.id)) ?? { current: account.webhookSecret };
+    // A listener polls again at once on the same keep-alive connection, which would keep a closing
+    // server busy until its deadline: it is told to reconnect, and finds the next server.
+    if (closing(req)) res.setHeader('connection', 'close');
     sendJson(res, 200, {
       result: found.map((w) => ({
         id: w.id,
