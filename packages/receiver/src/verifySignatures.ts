@@ -12,7 +12,7 @@ export type Verification = { ok: true; webhookId: string; timestamp: number } | 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** One header's value, case-insensitively; a repeated header is refused as absent. */
-export function headerOf(headers: WebhookHeaders, name: string): string | undefined {
+function headerOf(headers: WebhookHeaders, name: string): string | undefined {
   if (typeof headers.get === 'function')
     return (headers as { get(n: string): string | null }).get(name) ?? undefined;
   const record = headers as Record<string, string | string[] | undefined>;
