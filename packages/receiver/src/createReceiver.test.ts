@@ -252,6 +252,66 @@ describe('createReceiver', () => {
     ]);
   });
 
+  it('an unconfirmed webhook and its removal notice at once, in two receivers: the notice waits, then undoes it', async () => {
+    const stream = newStream();
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const slow = recordingReceiver({
+      table: 'removal_race',
+      onWebhook: async (_w, ctx) => {
+        await ctx.db.query(
+          `INSERT INTO handled (table_name, webhook_id, handler) VALUES ('removal_race', $1, 'slow')`,
+          [ctx.webhookId],
+        );
+        await held;
+      },
+    });
+    const other = recordingReceiver({ table: 'removal_race' });
+    await slow.receiver.ready();
+    const unconfirmed = slow.receiver.handle(request('u-race', body(stream, { hash: '0xe1' })));
+    await new Promise((r) => setTimeout(r, 200));
+    const notice = other.receiver.handle(request('r-race', body(stream, { hash: '0xe1', removed: true })));
+    await new Promise((r) => setTimeout(r, 200));
+    release();
+    expect((await unconfirmed).body.outcome).toBe('handled');
+    expect((await notice).body.outcome).toBe('removed');
+    expect(await committed('removal_race')).toEqual(['slow:u-race', 'onRemoved:r-race']);
+  });
+
+  it('ordered, in two receivers at once: the next sequence waits for the one before, then is handled', async () => {
+    const stream = newStream();
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const slow = recordingReceiver({
+      table: 'ordered_race',
+      ordered: true,
+      onWebhook: async (_w, ctx) => {
+        await ctx.db.query(
+          `INSERT INTO handled (table_name, webhook_id, handler) VALUES ('ordered_race', $1, 'slow')`,
+          [ctx.webhookId],
+        );
+        await held;
+      },
+    });
+    const other = recordingReceiver({ table: 'ordered_race', ordered: true });
+    await slow.receiver.ready();
+    const confirmed = (n: number) =>
+      body(stream, { hash: `0xf${n}`, number: String(n), confirmed: true, sequence: String(n) });
+    const first = slow.receiver.handle(request('o-1', confirmed(1)));
+    await new Promise((r) => setTimeout(r, 200));
+    const second = other.receiver.handle(request('o-2', confirmed(2)));
+    await new Promise((r) => setTimeout(r, 200));
+    release();
+    expect((await first).body).toEqual({ outcome: 'handled', released: 0, webhookId: 'o-1' });
+    // Not left buffered behind a sequence another receiver was handling.
+    expect((await second).body).toEqual({ outcome: 'handled', released: 0, webhookId: 'o-2' });
+    expect(await committed('ordered_race')).toEqual(['slow:o-1', 'onWebhook:o-2']);
+  });
+
   it('ordered: a confirmed webhook ahead of its turn is kept and acknowledged, then handled in sequence order', async () => {
     const { receiver, calls } = recordingReceiver({ table: 'ordered', ordered: true });
     const stream = newStream();
