@@ -40,8 +40,11 @@ const sleep = (ms: number, signal?: AbortSignal) =>
   });
 
 /** An error's own words: fetch's "fetch failed" says less than its cause (ECONNREFUSED, ...). */
-const reasonOf = (err: unknown): string =>
-  err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+function reasonOf(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause as { message?: unknown } | undefined;
+  return typeof cause?.message === 'string' ? cause.message : err.message;
+}
 
 const kindOf = (w: ListenedWebhook) => (w.removed ? 'removed' : w.confirmed ? 'confirmed' : 'unconfirmed');
 
@@ -94,8 +97,7 @@ export async function listen(opts: ListenOptions): Promise<void> {
     } catch (err) {
       if (err instanceof ListenRefusedError) throw err;
       if (opts.signal?.aborted) break;
-      if (!failing)
-        opts.print(`connection lost (${err instanceof Error ? err.message : String(err)}); reconnecting`);
+      if (!failing) opts.print(`connection lost (${reasonOf(err)}); reconnecting`);
       failing = true;
       await sleep(opts.retryMs ?? 1_000, opts.signal);
       continue;
