@@ -1,4 +1,4 @@
-import { type TestDatabase, createTestDatabase } from '@tributary/testkit';
+import { type TestDatabase, createTestDatabase, freePort } from '@tributary/testkit';
 import { serializeWebhook, webhookHeaders, type WebhookBody as SentBody } from '@tributary/webhooks';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -367,6 +367,17 @@ describe('createReceiver', () => {
       ['s-2', 2n],
       ['s-1', 1n],
     ]);
+  });
+
+  it('answers 500 when its database cannot be reached, so the sender retries', async () => {
+    const away = new pg.Pool({ connectionString: `postgres://nobody@127.0.0.1:${await freePort()}/none` });
+    const receiver = createReceiver({ pool: away, secrets: [SECRET], onWebhook: () => {} });
+    const answer = await receiver.handle(
+      request('w-away', body(newStream(), { hash: '0xaa', confirmed: true })),
+    );
+    expect(answer.status).toBe(500);
+    expect(answer.body.outcome).toBe('failed');
+    await away.end();
   });
 
   it('creates its table under the name given, once, even when two receivers start together', async () => {

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { type Handlers, type Outcome, kindOf, processWebhook } from './processWebhook.ts';
 import { DEFAULT_TABLE, ensureReceiverTable, quoteTable, receiverStatements } from './receiverTable.ts';
 import { type WebhookHeaders, verifySignatures } from './verifySignatures.ts';
@@ -95,13 +95,15 @@ export function createReceiver(opts: ReceiverOptions): Receiver {
       status: 500,
       body: { outcome: 'failed', reason: err instanceof Error ? err.message : String(err) },
     });
+    let client: PoolClient;
     try {
       await ready();
+      client = await opts.pool.connect();
     } catch (err) {
+      // The database is away: a 500, so the sender retries later.
       return failed(err);
     }
     const { webhookId } = verified;
-    const client = await opts.pool.connect();
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
