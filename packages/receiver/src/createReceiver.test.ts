@@ -369,6 +369,32 @@ describe('createReceiver', () => {
     ]);
   });
 
+  it('prune forgets old webhook-ids but keeps what ordering needs: buffered ones and the last sequence', async () => {
+    const { receiver, calls } = recordingReceiver({ table: 'pruned', ordered: true });
+    const stream = newStream();
+    const confirmed = (n: number) =>
+      body(stream, { hash: `0x9${n}`, number: String(n), confirmed: true, sequence: String(n) });
+    for (const n of [1, 2, 4]) await receiver.handle(request(`p-${n}`, confirmed(n)));
+    await receiver.handle(request('p-u', body(stream, { hash: '0x99' })));
+    await pool.query(`UPDATE pruned SET received_at = now() - interval '2 days'`);
+    expect(await receiver.prune(new Date(Date.now() - 86_400_000))).toBe(2);
+    const { rows } = await pool.query('SELECT webhook_id, state FROM pruned ORDER BY webhook_id');
+    expect(rows).toEqual([
+      { webhook_id: 'p-2', state: 'handled' },
+      { webhook_id: 'p-4', state: 'buffered' },
+    ]);
+    // Ordering goes on from the kept sequence; a forgotten id is handled again if it comes back.
+    expect((await receiver.handle(request('p-3', confirmed(3)))).body).toEqual({
+      outcome: 'handled',
+      released: 1,
+      webhookId: 'p-3',
+    });
+    expect((await receiver.handle(request('p-u', body(stream, { hash: '0x99' })))).body.outcome).toBe(
+      'handled',
+    );
+    expect(calls.map((c) => c.webhookId)).toEqual(['p-1', 'p-2', 'p-u', 'p-3', 'p-4', 'p-u']);
+  });
+
   it('answers 500 when its database cannot be reached, so the sender retries', async () => {
     const away = new pg.Pool({ connectionString: `postgres://nobody@127.0.0.1:${await freePort()}/none` });
     const receiver = createReceiver({ pool: away, secrets: [SECRET], onWebhook: () => {} });

@@ -1,6 +1,12 @@
 import type { Pool, PoolClient } from 'pg';
 import { type Handlers, type Outcome, kindOf, processWebhook } from './processWebhook.ts';
-import { DEFAULT_TABLE, ensureReceiverTable, quoteTable, receiverStatements } from './receiverTable.ts';
+import {
+  DEFAULT_TABLE,
+  ensureReceiverTable,
+  pruneReceiverTable,
+  quoteTable,
+  receiverStatements,
+} from './receiverTable.ts';
 import { type WebhookHeaders, verifySignatures } from './verifySignatures.ts';
 import type { WebhookBody } from './webhookBody.ts';
 
@@ -40,6 +46,13 @@ export interface Receiver {
   /** Creates the table if missing (handle does it first too); call it at start-up to fail early. */
   ready(): Promise<void>;
   handle(request: ReceivedRequest): Promise<ReceiverAnswer>;
+  /**
+   * Forgets the webhooks received before `before` (buffered ones and each ordered stream's last
+   * sequence excepted); returns how many. Keep more than the sender's retry span and any replay
+   * you may ask for: a webhook-id forgotten is handled again if it comes back, and a removal
+   * notice forgotten no longer stops its unconfirmed webhook.
+   */
+  prune(before: Date): Promise<number>;
 }
 
 /** The body's shape the kit relies on; the rest goes to the handler as sent. */
@@ -141,5 +154,10 @@ export function createReceiver(opts: ReceiverOptions): Receiver {
     }
   }
 
-  return { ready, handle };
+  const prune = async (before: Date) => {
+    await ready();
+    return pruneReceiverTable(opts.pool, table, before);
+  };
+
+  return { ready, handle, prune };
 }

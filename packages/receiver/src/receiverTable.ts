@@ -69,6 +69,25 @@ export async function ensureReceiverTable(pool: Pool, table: string): Promise<vo
   }
 }
 
+/**
+ * Deletes the rows received before `before` that the kit no longer needs: every one but the
+ * buffered webhooks (not handled yet) and each ordered stream's highest handled sequence (the next
+ * one is counted from it). A webhook-id deleted is no longer known: a redelivery of it (a retry, a
+ * replay from the history) after that would be handled again, and a removal notice deleted no
+ * longer retracts an unconfirmed webhook that comes after it.
+ */
+export async function pruneReceiverTable(pool: Pool, table: string, before: Date): Promise<number> {
+  const t = quoteTable(table).sql;
+  const { rowCount } = await pool.query(
+    `DELETE FROM ${t} r
+      WHERE r.received_at < $1 AND r.state <> 'buffered'
+        AND NOT (r.state = 'handled' AND r.sequence IS NOT NULL AND r.sequence =
+                 (SELECT max(l.sequence) FROM ${t} l WHERE l.stream_id = r.stream_id AND l.state = 'handled'))`,
+    [before],
+  );
+  return rowCount ?? 0;
+}
+
 /** The statements of one webhook's transaction, on the table. */
 export function receiverStatements(db: PoolClient, table: string) {
   const t = quoteTable(table).sql;
