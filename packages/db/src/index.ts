@@ -80,6 +80,12 @@ export {
 } from './streams/deliveries.ts';
 export { type HistoryItem, listHistory, prepareReplay } from './streams/deliveryHistory.ts';
 export {
+  type StreamWebhook,
+  type StreamWebhookKey,
+  listStreamWebhooks,
+  streamWebhooksStart,
+} from './streams/streamWebhooks.ts';
+export {
   type DeliveryStats,
   type StreamDeliveryCounts,
   countAccountDeliveries,

@@ -63,3 +63,27 @@ export const settingsBody = z.object({
       'The new webhook secret (32 to 256 characters). The one it replaces keeps signing for the rotation window (SECRET_ROTATION_WINDOW_MS)',
   }),
 });
+
+/** GET /streams/evm/{id}/listen: the long poll of `pnpm listen` (beyond the hosted service). */
+export const listenQuery = z.object({
+  cursor: z
+    .string({ error: 'cursor must be a single string' })
+    .meta({
+      description: 'The cursor of the previous answer; absent: start after the webhooks stored so far',
+    })
+    .optional(),
+  limit: z
+    .string({ error: 'limit must be an integer from 1 to 100' })
+    .regex(/^[0-9]+$/, { error: 'limit must be an integer from 1 to 100' })
+    .meta({ description: 'Most webhooks in one answer, 1 to 100 (default 20)', example: '20' })
+    .optional(),
+  waitMs: z
+    .string({ error: 'waitMs must be an integer from 0 to 25000' })
+    .regex(/^[0-9]+$/, { error: 'waitMs must be an integer from 0 to 25000' })
+    .meta({
+      description:
+        'With a cursor: how long to wait for a webhook before answering none, 0 to 25000 (default 20000)',
+      example: '0',
+    })
+    .optional(),
+});

@@ -87,3 +87,21 @@ export const settingsResponse = z
     }),
   })
   .meta({ id: 'Settings' });
+
+export const listenWebhook = z
+  .object({
+    id: z.string().meta({ description: 'The delivery id: the webhook-id the sender uses' }),
+    blockNumber: z.string(),
+    confirmed: z.boolean(),
+    removed: z.boolean().meta({ description: 'A removal notice' }),
+    headers: z.record(z.string(), z.string()).meta({
+      description: "Every header of the POST, signed now with the account's secrets as the sender signs",
+    }),
+    body: z.string().meta({ description: 'The exact body bytes to POST' }),
+  })
+  .meta({ id: 'ListenWebhook' });
+
+export const listenPage = z.object({
+  result: z.array(listenWebhook),
+  cursor: z.string().meta({ description: 'Pass it to the next request: it continues after these webhooks' }),
+});

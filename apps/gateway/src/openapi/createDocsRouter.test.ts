@@ -73,6 +73,7 @@ describe('GET /openapi.json and GET /docs', () => {
       'GET /streams/evm/{id}/address [streams]',
       'GET /streams/evm/{id}/backfill [backfills]',
       'GET /streams/evm/{id}/backfill/{backfillId} [backfills]',
+      'GET /streams/evm/{id}/listen [streams]',
       'GET /streams/evm/{id}/sequence [streams]',
       'PATCH /streams/evm/{id}/address [streams]',
       'POST /history/replay/{streamId}/{id} [history]',

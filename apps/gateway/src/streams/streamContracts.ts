@@ -3,6 +3,8 @@ import {
   historyItem,
   historyPage,
   historyQuery,
+  listenPage,
+  listenQuery,
   replayPathParams,
   settingsBody,
   settingsResponse,
@@ -202,6 +204,21 @@ export const setSettingsContract: RouteContract = {
   },
 };
 
+export const listenContract = stream({
+  method: 'get',
+  path: '/streams/evm/:id/listen',
+  summary: "Long-poll a stream's new webhooks, signed (pnpm listen; beyond the hosted service)",
+  description:
+    "Without a cursor: answers at once, with none and a cursor after the webhooks stored so far. With one: the webhooks stored after it, oldest first (every kind and delivery status), as soon as there is one or when waitMs ends. Each comes with the headers the sender would send, signed now with the account's secrets.",
+  params: streamPathParams,
+  query: listenQuery,
+  responses: {
+    200: { description: 'Webhooks (maybe none) and the cursor to continue from', schema: listenPage },
+    400: { description: 'limit or waitMs out of range, or a cursor that cannot be used' },
+    404: NOT_FOUND,
+  },
+});
+
 /** Every route of the stream interface, in registration order. */
 export const STREAM_CONTRACTS: readonly RouteContract[] = [
   createStreamContract,
@@ -220,4 +237,5 @@ export const STREAM_CONTRACTS: readonly RouteContract[] = [
   streamStatsContract,
   getSettingsContract,
   setSettingsContract,
+  listenContract,
 ];
