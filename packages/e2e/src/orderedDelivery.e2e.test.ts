@@ -1,6 +1,10 @@
 import { type DemoDeployment, type DevnetClient, createDevnetClient, deployDemo } from '@tributary/devnet';
 import { erc20TransferEventAbi } from '@tributary/evm';
-import { startAnvil } from '@tributary/testkit';
+import { createReceiver } from '@tributary/receiver';
+import { createTestDatabase, startAnvil } from '@tributary/testkit';
+import express from 'express';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { signWebhook } from '@tributary/webhooks';
 import type { PublicClient } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -34,7 +38,7 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   pipeline = await startPipeline({
     name: 'ordered',
-    apps: ['chain-follower', 'gateway', 'stream-matcher', 'webhook-sender'],
+    apps: ['chain-follower', 'projector', 'gateway', 'stream-matcher', 'webhook-sender'],
     anvil,
   });
   gw = createGatewayClient(pipeline.gatewayUrl, pipeline.apiKey.key);
@@ -155,4 +159,85 @@ describe('ordered delivery', () => {
     expect((await gw.get(`/streams/evm/${streamId}/sequence`, { from: 5, to: 2 })).status).toBe(400);
     expect((await gw.get(`/streams/evm/${streamId}/sequence`, { from: 1, to: 500 })).status).toBe(400);
   }, 300_000);
+
+  it('the receiver kit takes real ordered webhooks in order, and the webhooks of a backfill apart', async () => {
+    const db = await createTestDatabase({ migrated: false });
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    const handled: { sequence: bigint | undefined; backfillId: string | undefined; block: string }[] = [];
+    const secret = (await gw.get('/settings')).body.secretKey as string;
+    const receiver = createReceiver({
+      pool,
+      secrets: [secret],
+      ordered: true,
+      onWebhook: async (webhook, ctx) => {
+        if (webhook.confirmed)
+          handled.push({ sequence: ctx.sequence, backfillId: ctx.backfillId, block: webhook.block.number });
+      },
+    });
+    const app = express();
+    app.post('/kit', express.raw({ type: '*/*' }), async (req, res) => {
+      const answer = await receiver.handle({ headers: req.headers, rawBody: req.body as Buffer });
+      res.status(answer.status).json(answer.body);
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const created = await gw.request('PUT', '/streams/evm', {
+        webhookUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/kit`,
+        description: 'kit',
+        tag: 'kit',
+        chainIds: ['0x7a69'],
+        includeContractLogs: true,
+        topic0: ['Transfer(address,address,uint256)'],
+        abi: [erc20TransferEventAbi],
+        ordered: true,
+      });
+      expect(created.status).toBe(200);
+      const streamId = created.body.id as string;
+      await gw.request('POST', `/streams/evm/${streamId}/address`, { address: demo.demo });
+      const from = Number(await chain.getBlockNumber({ cacheTime: 0 })) + 1;
+      await tokenActivity(client, demo, 7n);
+      await mine(client, 4);
+      const live = new Set(
+        (
+          await chain.getLogs({
+            address: demo.demo,
+            event: erc20TransferEventAbi,
+            fromBlock: BigInt(from),
+            toBlock: BigInt(Number(await chain.getBlockNumber({ cacheTime: 0 })) - 2),
+          })
+        ).map((l) => String(l.blockNumber)),
+      );
+      await waitFor('the kit to handle every numbered webhook', () =>
+        handled.filter((h) => h.sequence !== undefined).length >= live.size ? true : undefined,
+      );
+      const numbered = handled.filter((h) => h.sequence !== undefined);
+      expect(numbered.map((h) => h.sequence)).toEqual(numbered.map((_, i) => BigInt(i + 1)));
+      expect(numbered.map((h) => h.block)).toEqual([...live].sort((a, b) => Number(a) - Number(b)));
+
+      // A backfill of the same range: marked, unnumbered, handed over as it comes.
+      // Up to the last block with a transfer: final (blocks were mined after it).
+      const asked = await gw.request('POST', `/streams/evm/${streamId}/backfill`, {
+        chainId: '0x7a69',
+        fromBlock: from,
+        toBlock: Math.max(...[...live].map(Number)),
+      });
+      expect(asked.status).toBe(200);
+      const done = await waitFor('every webhook of the backfill at the kit', async () => {
+        const r = await gw.get(`/streams/evm/${streamId}/backfill/${asked.body.id}`);
+        return r.body.status === 'done' && handled.filter((h) => h.backfillId).length === r.body.webhooks
+          ? r.body
+          : undefined;
+      });
+      expect(done.webhooks).toBe(live.size);
+      for (const h of handled.filter((x) => x.backfillId)) {
+        expect(h.backfillId).toBe(asked.body.id);
+        expect(h.sequence).toBeUndefined();
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await pool.end();
+      await db.drop();
+    }
+  }, 180_000);
 });
