@@ -156,6 +156,16 @@ describe('ordered delivery', () => {
       expect(r.payload.sequence).toBe(String(r.sequence));
       expect(r.deliveryId).toBe(acked.get(r.sequence)?.headers['webhook-id']);
     }
+    // The history shows each body as the receiver got it, with its number.
+    const history = await gw.get('/history', { limit: 100, streamId });
+    const numberedInHistory = history.body.result.filter(
+      (h: { payload: { confirmed: boolean } }) => h.payload.confirmed,
+    );
+    expect(
+      numberedInHistory
+        .map((h: { payload: { sequence: string } }) => Number(h.payload.sequence))
+        .sort((a: number, b: number) => a - b),
+    ).toEqual(blocks.map((_, i) => i + 1));
     expect((await gw.get(`/streams/evm/${streamId}/sequence`, { from: 5, to: 2 })).status).toBe(400);
     expect((await gw.get(`/streams/evm/${streamId}/sequence`, { from: 1, to: 500 })).status).toBe(400);
   }, 300_000);

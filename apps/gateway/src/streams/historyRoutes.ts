@@ -5,7 +5,7 @@ import {
   getStream,
   listHistory,
 } from '@tributary/db';
-import { replayDelivery } from '@tributary/webhooks';
+import { bodyForAttempt, replayDelivery } from '@tributary/webhooks';
 import { historyQuery } from '@tributary/schema';
 import type { Router } from 'express';
 import { z } from 'zod';
@@ -21,7 +21,8 @@ import { type StreamRouteDeps, accountOf, isUuid, streamIdParam } from './stream
 const historyKey = z.object({ createdAt: z.string(), id: z.string().uuid() });
 
 function formatHistory(item: HistoryItem, withPayload: boolean): Record<string, unknown> {
-  const payload = JSON.parse(item.body) as Record<string, unknown>;
+  // As sent: an ordered stream's number is part of the body the receiver got.
+  const payload = JSON.parse(bodyForAttempt(item.body, 0, item.sequence)) as Record<string, unknown>;
   const out: Record<string, unknown> = {
     id: item.id,
     date: item.createdAt.toISOString(),

@@ -37,6 +37,8 @@ export interface HistoryItem {
   attempts: number;
   lastError: string | null;
   body: string;
+  /** Its number in an ordered stream (null: not numbered, or not yet). */
+  sequence: number | null;
   tag: string;
   webhookUrl: string;
   createdAt: Date;
@@ -80,6 +82,7 @@ export async function listHistory(
       attempts: number;
       last_error: string | null;
       body: string;
+      sequence: string | null;
       tag: string;
       webhook_url: string;
       created_at: Date;
@@ -87,7 +90,7 @@ export async function listHistory(
       delivered_at: Date | null;
     }>(
       `SELECT d.id, d.stream_id, d.chain_id, d.block_number, d.block_hash, d.confirmed, d.status, d.attempts,
-              d.last_error, d.body, s.config->>'tag' AS tag, s.config->>'webhookUrl' AS webhook_url,
+              d.last_error, d.body, nullif(d.sequence, 0) AS sequence, s.config->>'tag' AS tag, s.config->>'webhookUrl' AS webhook_url,
               d.created_at, d.created_at::text AS created_at_key, d.delivered_at
          FROM deliveries d JOIN streams s ON s.id = d.stream_id
         WHERE ${conds.join(' AND ')} ORDER BY d.created_at DESC, d.id DESC LIMIT $${params.length}`,
@@ -108,6 +111,7 @@ export async function listHistory(
       attempts: r.attempts,
       lastError: r.last_error,
       body: r.body,
+      sequence: r.sequence === null ? null : Number(r.sequence),
       tag: r.tag,
       webhookUrl: r.webhook_url,
       createdAt: r.created_at,
