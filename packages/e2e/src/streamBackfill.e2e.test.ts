@@ -23,6 +23,12 @@ import { waitFor } from './harness/waitFor.ts';
 // from the node for every block).
 const FIRST_FOLLOWED = 40;
 const CHAIN = '0x7a69';
+/** A stream of the demo token's Transfer logs. */
+const TRANSFER_LOGS = {
+  includeContractLogs: true,
+  topic0: ['Transfer(address,address,uint256)'],
+  abi: [erc20TransferEventAbi],
+};
 
 let pipeline: Pipeline;
 let client: DevnetClient;
@@ -152,15 +158,7 @@ function byBlock(hits: ReceivedWebhook[]): Map<number, ReceivedWebhook> {
 
 describe('per-stream backfill', () => {
   it('refuses what cannot be backfilled with a 4xx and a JSON body', async () => {
-    const id = await createStream(
-      'refusals',
-      {
-        includeContractLogs: true,
-        topic0: ['Transfer(address,address,uint256)'],
-        abi: [erc20TransferEventAbi],
-      },
-      demo.demo,
-    );
+    const id = await createStream('refusals', TRANSFER_LOGS, demo.demo);
     const post = (body: unknown) => gw.request('POST', `/streams/evm/${id}/backfill`, body);
     const cases: [unknown, string][] = [
       [{ chainId: '0x1', fromBlock: 1, toBlock: 2 }, 'chainId'],
@@ -194,15 +192,7 @@ describe('per-stream backfill', () => {
 
   it('a dry run counts the blocks and matches of the range and sends nothing', async () => {
     const path = 'dry-run';
-    const id = await createStream(
-      path,
-      {
-        includeContractLogs: true,
-        topic0: ['Transfer(address,address,uint256)'],
-        abi: [erc20TransferEventAbi],
-      },
-      demo.demo,
-    );
+    const id = await createStream(path, TRANSFER_LOGS, demo.demo);
     const asked = await gw.request('POST', `/streams/evm/${id}/backfill`, {
       chainId: CHAIN,
       fromBlock: 1,
@@ -231,15 +221,7 @@ describe('per-stream backfill', () => {
   it('sends every block of the range once, marked, through SIGKILLs of the matcher and the sender', async () => {
     const logsPath = 'backfill-logs';
     const txsPath = 'backfill-txs';
-    const logsStream = await createStream(
-      logsPath,
-      {
-        includeContractLogs: true,
-        topic0: ['Transfer(address,address,uint256)'],
-        abi: [erc20TransferEventAbi],
-      },
-      demo.demo,
-    );
+    const logsStream = await createStream(logsPath, TRANSFER_LOGS, demo.demo);
     const txsStream = await createStream(txsPath, { includeNativeTxs: true }, client.account.address);
     const ask = async (streamId: string) => {
       const r = await gw.request('POST', `/streams/evm/${streamId}/backfill`, {
@@ -299,15 +281,7 @@ describe('per-stream backfill', () => {
   }, 300_000);
 
   it('a cancelled backfill evaluates no further block; the list shows it', async () => {
-    const id = await createStream(
-      'cancel',
-      {
-        includeContractLogs: true,
-        topic0: ['Transfer(address,address,uint256)'],
-        abi: [erc20TransferEventAbi],
-      },
-      demo.demo,
-    );
+    const id = await createStream('cancel', TRANSFER_LOGS, demo.demo);
     const asked = await gw.request('POST', `/streams/evm/${id}/backfill`, {
       chainId: CHAIN,
       fromBlock: 1,
