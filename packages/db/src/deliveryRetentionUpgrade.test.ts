@@ -94,7 +94,9 @@ describe('migrations 072 and 073 on a database with deliveries', () => {
     await foldDeliveryCounts(pool);
     expect((await countStreamDeliveries(pool, [streamId])).get(streamId)).toEqual(counted);
 
-    // The matcher meets the rows a previous release wrote.
+    // The later migrations too (082 adds backfill_id to the rows kept): then this release's matcher
+    // meets the rows a previous release wrote.
+    await migrate(db.url, () => {});
     for (const { legacy } of rows.filter((r) => r.at)) {
       const again = await insertDeliveries(pool, [{ ...legacy, id: randomUUID() }]);
       expect([...again.values()]).toMatchObject([{ id: legacy.id, created: false }]);

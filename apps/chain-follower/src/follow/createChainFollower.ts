@@ -327,9 +327,11 @@ export function createChainFollower(deps: {
     const recorded = enriched.bodies.map((b) => toFollowerBlock(b, backfill));
 
     await recordFollowerBlocks(deps.pool, o.chainId, recorded);
-    // The older blocks' confirmations first: confirmed events stay in block order (a block first
-    // published already deep is confirmed at once, after every block below it).
-    await deps.publisher.publish([...confirmations, ...events]);
+    // Confirmed events stay in block order. Deep blocks published for the first time (a backfill
+    // step) are confirmed at once: the older blocks' confirmations go before them. At the head the
+    // new blocks go first, as the gap guards expect: a consumer that takes over at a step's start
+    // reads the chain's newest block before the confirmations that lag behind it.
+    await deps.publisher.publish(backfill ? [...confirmations, ...events] : [...events, ...confirmations]);
     enriched.commit();
     await finishConfirmations(confirmations);
     const last = recorded[recorded.length - 1]!;
