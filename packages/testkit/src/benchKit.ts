@@ -104,7 +104,7 @@ export function machine() {
     memoryGiB: Math.round(totalmem() / 2 ** 30),
     loadavg1mAtEnd: Number(loadavg()[0]?.toFixed(2)),
     node: process.version,
-    note: 'shared 2-core machine: other sessions run tests and builds concurrently; the benchmark driver, PostgreSQL, Redis, Kafka and every service process share these cores',
+    note: 'shared 2-core machine: other work (test suites, builds) may run concurrently; the benchmark driver, PostgreSQL, Redis, Kafka and every service process share these cores',
   };
 }
 
