@@ -11,6 +11,7 @@ import { type Pipeline, startPipeline } from './harness/startPipeline.ts';
 import { readMetric } from './harness/readMetric.ts';
 import type { AppName } from './harness/startService.ts';
 import { type WebhookReceiver, startWebhookReceiver } from './harness/startWebhookReceiver.ts';
+import { transferBlockEvent } from './harness/transferBlockEvent.ts';
 import { waitFor } from './harness/waitFor.ts';
 import { erc20TransferEventAbi } from '@tributary/evm';
 
@@ -22,7 +23,6 @@ const CHAIN = 31337;
 const TRANSFER_TOPIC0 = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const h = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as `0x${string}`;
-const topicOf = (a: string) => `0x${'0'.repeat(24)}${a.slice(2)}` as `0x${string}`;
 const ALICE = addr(0xa11ce);
 const BOB = addr(0xb0b);
 
@@ -79,64 +79,15 @@ beforeEach(({ onTestFailed }) => {
 
 /** A block with one ERC20 transfer of `value` from ALICE to BOB on `token`, as the follower publishes it. */
 function transferBlock(token: string, value: bigint, type: 'new' | 'confirmed'): FullBlockEvent {
-  const n = blockCounter++;
-  const txHash = h(0x7000 + n);
-  return {
-    type,
-    v: 1,
+  return transferBlockEvent({
     chainId: CHAIN,
-    block: { number: n, hash: h(n), parentHash: h(n - 1), timestamp: 1_700_000_000 + n },
-    transactions: [
-      {
-        hash: txHash,
-        transactionIndex: 0,
-        from: ALICE,
-        to: token as `0x${string}`,
-        value: '0',
-        gas: '60000',
-        gasPrice: '1000000000',
-        nonce: n,
-        input: '0xa9059cbb',
-        type: 2,
-        v: '0x1',
-        r: h(1),
-        s: h(2),
-        receipt: {
-          cumulativeGasUsed: '51000',
-          gasUsed: '51000',
-          contractAddress: null,
-          status: 1,
-          root: null,
-        },
-      },
-    ],
-    logs: [
-      {
-        logIndex: 0,
-        transactionHash: txHash,
-        transactionIndex: 0,
-        address: token as `0x${string}`,
-        data: `0x${value.toString(16).padStart(64, '0')}` as `0x${string}`,
-        topics: [TRANSFER_TOPIC0, topicOf(ALICE), topicOf(BOB)],
-      },
-    ],
-    internalTransactions: [],
-    transfers: [],
-    tokens: [
-      {
-        address: token as `0x${string}`,
-        name: 'Token',
-        symbol: 'TOK',
-        decimals: 6,
-        totalSupply: '1000000',
-        readAtBlock: n - 1,
-      },
-    ],
-    tokenInfo: [],
-    accounts: [],
-    hasTransactions: true,
-    hasInternalTransactions: false,
-  };
+    number: blockCounter++,
+    token,
+    from: ALICE,
+    to: BOB,
+    value,
+    type,
+  });
 }
 
 async function publishRaw(value: string) {

@@ -12,6 +12,7 @@ import { measurePause } from '../topology/measurePause.ts';
 import { createGatewayClient } from './harness/createGatewayClient.ts';
 import { type Pipeline, startPipeline } from './harness/startPipeline.ts';
 import { type WebhookReceiver, startWebhookReceiver } from './harness/startWebhookReceiver.ts';
+import { transferBlockEvent } from './harness/transferBlockEvent.ts';
 import { waitFor } from './harness/waitFor.ts';
 
 // The gateway, the matcher and the sender on three Kafka brokers and Redis under Sentinel (the
@@ -27,10 +28,7 @@ import { waitFor } from './harness/waitFor.ts';
 // (openWebhookQueue) and the sender exits for its supervisor, played here by superviseSender.
 const CHAIN = 31337;
 const BLOCKS = Number(process.env['TOPOLOGY_E2E_BLOCKS'] ?? 120);
-const TRANSFER_TOPIC0 = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-const h = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as `0x${string}`;
-const topicOf = (a: string) => `0x${'0'.repeat(24)}${a.slice(2)}` as `0x${string}`;
 const ENABLED = process.env['TOPOLOGY_E2E'] === '1';
 const TOKEN = addr(0x70c0);
 const ALICE = addr(0xa11ce);
@@ -175,61 +173,13 @@ describe.skipIf(!ENABLED)('a broker and the Redis master lost under delivery loa
 
 /** A block with one ERC20 transfer on TOKEN, as the follower publishes it. */
 function transferBlock(n: number, type: 'new' | 'confirmed'): FullBlockEvent {
-  const txHash = h(0x7000 + n);
-  return {
-    type,
-    v: 1,
+  return transferBlockEvent({
     chainId: CHAIN,
-    block: { number: n, hash: h(n), parentHash: h(n - 1), timestamp: 1_700_000_000 + n },
-    transactions: [
-      {
-        hash: txHash,
-        transactionIndex: 0,
-        from: ALICE,
-        to: TOKEN,
-        value: '0',
-        gas: '60000',
-        gasPrice: '1000000000',
-        nonce: n,
-        input: '0xa9059cbb',
-        type: 2,
-        v: '0x1',
-        r: h(1),
-        s: h(2),
-        receipt: {
-          cumulativeGasUsed: '51000',
-          gasUsed: '51000',
-          contractAddress: null,
-          status: 1,
-          root: null,
-        },
-      },
-    ],
-    logs: [
-      {
-        logIndex: 0,
-        transactionHash: txHash,
-        transactionIndex: 0,
-        address: TOKEN,
-        data: `0x${(1000n + BigInt(n)).toString(16).padStart(64, '0')}`,
-        topics: [TRANSFER_TOPIC0, topicOf(ALICE), topicOf(BOB)],
-      },
-    ],
-    internalTransactions: [],
-    transfers: [],
-    tokens: [
-      {
-        address: TOKEN,
-        name: 'Token',
-        symbol: 'TOK',
-        decimals: 6,
-        totalSupply: '1000000',
-        readAtBlock: n - 1,
-      },
-    ],
-    tokenInfo: [],
-    accounts: [],
-    hasTransactions: true,
-    hasInternalTransactions: false,
-  };
+    number: n,
+    token: TOKEN,
+    from: ALICE,
+    to: BOB,
+    value: 1000n + BigInt(n),
+    type,
+  });
 }

@@ -1,6 +1,5 @@
 import { contractLogsContract, tokenOwnersContract, walletTransfersContract } from '../data/dataContracts.ts';
 import { BACKFILL_CONTRACTS } from '../streams/backfillContracts.ts';
-import { streamSequenceContract } from '../streams/sequenceRoutes.ts';
 import { STREAM_CONTRACTS } from '../streams/streamContracts.ts';
 import type { RouteContract } from './routeContract.ts';
 
@@ -10,6 +9,5 @@ export const ROUTE_CONTRACTS: readonly RouteContract[] = [
   walletTransfersContract,
   contractLogsContract,
   ...STREAM_CONTRACTS,
-  streamSequenceContract,
   ...BACKFILL_CONTRACTS,
 ];

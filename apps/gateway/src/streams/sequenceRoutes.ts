@@ -1,34 +1,17 @@
 import { findSequencedDeliveries, getStream, lastSequenceOf } from '@tributary/db';
-import { streamPathParams, streamSequencePage, streamSequenceQuery } from '@tributary/schema';
+import { streamSequenceQuery } from '@tributary/schema';
 import { bodyForAttempt } from '@tributary/webhooks';
 import type { Router } from 'express';
 import { BadRequestError, NotFoundError } from '../errors/apiErrors.ts';
 import { sendJson } from '../json/sendJson.ts';
-import type { RouteContract } from '../openapi/routeContract.ts';
 import { registerRoute } from '../openapi/routeContract.ts';
 import { parseQuery } from '../params/parseQuery.ts';
 import type { Query } from '../params/queryParams.ts';
 import { type StreamRouteDeps, accountOf, streamIdParam } from './streamDeps.ts';
+import { streamSequenceContract } from './streamContracts.ts';
 
 /** Sequence numbers one call may span. */
 const MAX_SPAN = 100;
-
-export const streamSequenceContract: RouteContract = {
-  mount: '',
-  tag: 'streams',
-  method: 'get',
-  path: '/streams/evm/:id/sequence',
-  summary: "An ordered stream's numbered webhooks between two sequence numbers (beyond the hosted service)",
-  description:
-    'What the receiver of an ordered stream should have received from `from` to `to` (at most 100), each with its status and body, to reconcile after a gap. Numbers whose webhook retention removed are absent.',
-  params: streamPathParams,
-  query: streamSequenceQuery,
-  responses: {
-    200: { description: 'The numbered webhooks, in order', schema: streamSequencePage },
-    400: { description: 'from or to is not a sequence number, from is above to, or they span more than 100' },
-    404: { description: 'No such stream in this account' },
-  },
-};
 
 /** GET /streams/evm/{id}/sequence?from=&to=. */
 export function addSequenceRoutes(router: Router, deps: StreamRouteDeps): void {

@@ -13,6 +13,8 @@ import {
   streamAddressResponse,
   streamListQuery,
   streamPathParams,
+  streamSequencePage,
+  streamSequenceQuery,
   streamStatsPathParams,
   streamStatusBody,
 } from '@tributary/schema';
@@ -220,6 +222,23 @@ export const listenContract = stream({
 });
 
 /** Every route of the stream interface, in registration order. */
+export const streamSequenceContract: RouteContract = {
+  mount: '',
+  tag: 'streams',
+  method: 'get',
+  path: '/streams/evm/:id/sequence',
+  summary: "An ordered stream's numbered webhooks between two sequence numbers (beyond the hosted service)",
+  description:
+    'What the receiver of an ordered stream should have received from `from` to `to` (at most 100), each with its status and body, to reconcile after a gap. Numbers whose webhook retention removed are absent.',
+  params: streamPathParams,
+  query: streamSequenceQuery,
+  responses: {
+    200: { description: 'The numbered webhooks, in order', schema: streamSequencePage },
+    400: { description: 'from or to is not a sequence number, from is above to, or they span more than 100' },
+    404: { description: 'No such stream in this account' },
+  },
+};
+
 export const STREAM_CONTRACTS: readonly RouteContract[] = [
   createStreamContract,
   listStreamsContract,
@@ -238,4 +257,5 @@ export const STREAM_CONTRACTS: readonly RouteContract[] = [
   getSettingsContract,
   setSettingsContract,
   listenContract,
+  streamSequenceContract,
 ];

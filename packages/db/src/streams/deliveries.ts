@@ -172,11 +172,16 @@ export async function insertDeliveries(
 /**
  * SQL over a delivery `d`: it is numbered and the one before it in its stream is not settled
  * (pending or held), or it is still to be numbered (0). Its turn comes when that one is delivered
- * or failed for good.
+ * or failed for good. An unnumbered delivery (every one of a stream that is not ordered) never
+ * reaches the subquery: the send path pays nothing for it.
  */
-export const WAITS_FOR_PREVIOUS = `coalesce(d.sequence = 0 OR d.sequence > 1 AND EXISTS (
-    SELECT 1 FROM deliveries p WHERE p.stream_id = d.stream_id AND p.sequence = d.sequence - 1
-       AND p.status IN ('pending', 'held')), false)`;
+export const WAITS_FOR_PREVIOUS = `CASE
+    WHEN d.sequence IS NULL THEN false
+    WHEN d.sequence = 0 THEN true
+    ELSE d.sequence > 1 AND EXISTS (
+      SELECT 1 FROM deliveries p WHERE p.stream_id = d.stream_id AND p.sequence = d.sequence - 1
+         AND p.status IN ('pending', 'held'))
+  END`;
 
 /** Everything one attempt needs, read fresh at each attempt (the URL or secret may have changed). */
 export interface DeliveryToSend {
@@ -226,7 +231,7 @@ export async function getDeliveriesToSend(
     sequence: string | null;
     waits: boolean;
   }>({
-    name: 'deliveries-to-send-v6',
+    name: 'deliveries-to-send-v7',
     text: `SELECT d.id, d.stream_id, d.status, d.body, d.attempts, d.job_id, s.status AS stream_status, s.success_rate,
                   d.sequence, ${WAITS_FOR_PREVIOUS} AS waits,
                   s.config->>'webhookUrl' AS webhook_url, (s.config->>'maxRequestsPerSecond')::int AS max_rps,

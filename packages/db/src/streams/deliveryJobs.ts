@@ -23,7 +23,7 @@ export async function listPendingJobs(
 ): Promise<PendingJob[]> {
   const { rows } = await db.query<{ id: string; job_id: string | null; attempts: number; backfill: boolean }>(
     {
-      name: 'pending-jobs-v4',
+      name: 'pending-jobs-v5',
       text: `SELECT id, job_id, attempts, backfill_id <> 0 AS backfill FROM deliveries d
             WHERE status = 'pending' AND id > $1::uuid AND job_at < now() - make_interval(secs => $3::float8 / 1000)
               AND NOT ${WAITS_FOR_PREVIOUS}
