@@ -57,6 +57,8 @@ beforeAll(async () => {
 
   receiverDb = await createTestDatabase({ migrated: false });
   pool = new pg.Pool({ connectionString: receiverDb.url, max: 4 });
+  // Dropping the database at the end terminates the connections still closing.
+  pool.on('error', () => undefined);
   const { app } = await createLedgerApp({ pool, secrets: [secret] });
   server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -117,7 +119,9 @@ afterAll(async () => {
     await exited;
   }
   await pipeline?.close();
-  server?.close();
+  // Every request answered (and its client back in the pool) before the pool ends.
+  server?.closeAllConnections();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   await createWebhook?.close();
   await pool?.end();
   await receiverDb?.drop();

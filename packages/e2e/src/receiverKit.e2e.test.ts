@@ -79,6 +79,8 @@ beforeAll(async () => {
   // The receiver: its own database, the example ledger's handlers, faults on the first webhooks.
   receiverDb = await createTestDatabase({ migrated: false });
   pool = new pg.Pool({ connectionString: receiverDb.url, max: 4 });
+  // Dropping the database at the end terminates the connections still closing.
+  pool.on('error', () => undefined);
   await ensureLedger(pool);
   const receiver = createReceiver({
     pool,
@@ -139,7 +141,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pipeline?.close();
-  server?.close();
+  // Every request answered (and its client back in the pool) before the pool ends.
+  server?.closeAllConnections();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   await pool?.end();
   await receiverDb?.drop();
   await stopAnvil();
