@@ -1,15 +1,14 @@
 import { kafkaReplication } from '@tributary/config';
 import {
-  createIdempotentProducer,
+  createProducer,
   createKafka,
   ensureTopics,
   hoursToMs,
   kafkaClientLogger,
-  topicName,
+  topicsFor,
 } from '@tributary/bus';
 import { createPool } from '@tributary/db';
-import { bootService, createOutageLog, serveOps, createPoolGauges } from '@tributary/runtime';
-import { TOPICS } from '@tributary/schema';
+import { bootService, createOutageLog, serveOps, watchPool } from '@tributary/runtime';
 import { createStreamDemand } from './demand/createStreamDemand.ts';
 import { loadEnv } from './env.ts';
 import { chainSettings } from './follow/chainSettings.ts';
@@ -47,7 +46,7 @@ const pool = createPool({
     idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
   },
 });
-createPoolGauges(metrics, pool);
+watchPool(service, pool);
 // kafkajs logs every failed connection of a broker restart: one outage line instead, ended by
 // the next publish that reaches the broker.
 const kafkaOutage = createOutageLog(logger, 'kafka');
@@ -56,8 +55,9 @@ const kafka = createKafka({
   clientId: `${env.KAFKA_CLIENT_ID}-follower-${env.CHAIN_ID}`,
   logger: kafkaClientLogger(logger, kafkaOutage),
 });
-const topic = topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.blocks);
-const producer = createIdempotentProducer(kafka);
+const topics = topicsFor(env.KAFKA_TOPIC_PREFIX);
+const topic = topics.blocks;
+const producer = createProducer(kafka, 'ordered');
 let producerConnected = false;
 producer.on(producer.events.CONNECT, () => {
   producerConnected = true;
@@ -78,9 +78,6 @@ const heads = createHeadWatcher({
   logger,
 });
 
-health.addCheck('postgres', async () => {
-  await pool.query('SELECT 1');
-});
 health.addCheck('kafka', () => {
   if (!producerConnected) throw new Error('producer not connected');
 });

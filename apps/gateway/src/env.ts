@@ -6,14 +6,38 @@ import {
   databaseTimeoutsEnv,
   envInt,
   envPort,
+  kafkaEnv,
+  kafkaRetentionEnv,
+  kafkaTopicsEnv,
   logEnv,
   opsEnv,
   parseEnv,
   redisEnv,
+  webhookQueueEnv,
+  webhookUrlEnv,
 } from '@tributary/config';
 import { z } from 'zod';
 import { HTTP_LIMIT_DEFAULTS, type HttpLimits } from './app/httpLimits.ts';
-import { streamsEnv } from './streams/createStreamServices.ts';
+import { streamLimitsEnv } from './streams/streamLimitsEnv.ts';
+
+const DAY_MS = 86_400_000;
+
+/** Environment of the stream interface. */
+const streamsEnv = {
+  ...kafkaEnv,
+  ...kafkaTopicsEnv,
+  KAFKA_CHANGES_RETENTION_HOURS: kafkaRetentionEnv.KAFKA_CHANGES_RETENTION_HOURS,
+  ...redisEnv,
+  ...webhookQueueEnv,
+  ...webhookUrlEnv,
+  TEST_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100),
+  ...streamLimitsEnv,
+  /**
+   * How long the webhook secret a POST /settings replaces keeps signing (0: not at all, for a
+   * leaked secret): retries in flight and receivers that switch later still verify.
+   */
+  SECRET_ROTATION_WINDOW_MS: envInt(DAY_MS, 0),
+};
 
 const DEV_ENVIRONMENTS = new Set(['development', 'test']);
 

@@ -1,8 +1,10 @@
 import type { AddressInfo } from 'node:net';
+import { createKafka, createProducer, kafkaClientLogger } from '@tributary/bus';
 import { createChainRegistry } from '@tributary/chains';
 import { kafkaReplication, redisConnection } from '@tributary/config';
 import { createPool } from '@tributary/db';
-import { Counter, bootService, createPoolGauges, serveOps } from '@tributary/runtime';
+import { Counter, bootService, createOutageLog, serveOps, watchPool } from '@tributary/runtime';
+import { createWebhookPoster, openWebhookQueue } from '@tributary/webhooks';
 import { Redis } from 'ioredis';
 import { createApp } from './app/createApp.ts';
 import { createHttpServer } from './app/createHttpServer.ts';
@@ -12,7 +14,8 @@ import { createStreamServices } from './streams/createStreamServices.ts';
 import { limitsOf } from './streams/streamLimitsEnv.ts';
 import { mountStreamRoutes } from './streams/mountStreamRoutes.ts';
 
-// Composition root: the only place that reads the environment, builds clients and listens.
+// Composition root: reads the environment, then builds the service, its clients, its domain
+// objects and its shutdown, in that order; the only place that builds clients and listens.
 const env = loadEnv();
 const redisOptions = redisConnection(env);
 const replication = kafkaReplication(env);
@@ -37,8 +40,7 @@ const pool = createPool({
     idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
   },
 });
-createPoolGauges(service.metrics, pool);
-pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
+watchPool(service, pool);
 // Redis alone or behind Sentinel: every Redis client of the gateway is built from this one description.
 // ioredis takes a URL beside its options (BullMQ does that split itself).
 const { url: redisUrl, ...rateLimitRedis } = {
@@ -49,8 +51,27 @@ const { url: redisUrl, ...rateLimitRedis } = {
 };
 const redis = redisUrl === undefined ? new Redis(rateLimitRedis) : new Redis(redisUrl, rateLimitRedis);
 redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-health.addCheck('postgres', async () => {
-  await pool.query('SELECT 1');
+// kafkajs logs every failed connection of a broker restart: one outage line instead, ended by
+// the next stream change that reaches the broker.
+const kafkaOutage = createOutageLog(logger, 'kafka');
+const kafka = createKafka({
+  brokers: env.KAFKA_BROKERS,
+  clientId: env.KAFKA_CLIENT_ID,
+  logger: kafkaClientLogger(logger, kafkaOutage),
+});
+const changeProducer = createProducer(kafka, 'plain');
+const deliveryQueue = openWebhookQueue({
+  redis: redisOptions,
+  prefix: env.WEBHOOK_QUEUE_PREFIX,
+  mode: 'waits',
+  onBroken: (err) => shutdown.fail('the webhook queue lost Redis while it was set up', err),
+});
+const webhookPoster = createWebhookPoster({
+  policy: {
+    allowPrivate: env.ALLOW_PRIVATE_WEBHOOK_URLS,
+    requireHttps: env.WEBHOOK_REQUIRE_HTTPS,
+    allowedPorts: env.WEBHOOK_ALLOWED_PORTS,
+  },
 });
 health.addCheck('redis', async () => {
   await redis.ping();
@@ -62,17 +83,21 @@ await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 
 const chains = createChainRegistry(env.EXTRA_CHAINS);
 const streams = await createStreamServices({
-  env,
-  redis: redisOptions,
+  clients: { kafka, kafkaOutage, producer: changeProducer, deliveryQueue, webhookPoster },
+  settings: {
+    topicPrefix: env.KAFKA_TOPIC_PREFIX,
+    changesRetentionHours: env.KAFKA_CHANGES_RETENTION_HOURS,
+    testWebhookTimeoutMs: env.TEST_WEBHOOK_TIMEOUT_MS,
+    secretRotationWindowMs: env.SECRET_ROTATION_WINDOW_MS,
+    followedChainsCacheMs: env.FOLLOWED_CHAINS_CACHE_MS,
+    limits: limitsOf(env),
+  },
   replication,
   pool,
   chains,
   cursorSecret: env.CURSOR_SECRET,
   logger,
-  limits: limitsOf(env),
-  onRedisBroken: (err) => shutdown.fail('the webhook queue lost Redis while it was set up', err),
 });
-shutdown.register('stream-services', 'close', () => streams.close());
 
 const app = createApp({
   pool,
@@ -125,6 +150,12 @@ shutdown.register('http-server', 'intake', async () => {
     server.closeIdleConnections();
   });
 });
+shutdown.register('stream-change-producer', 'close', async () => {
+  streams.stop();
+  await changeProducer.disconnect();
+});
+shutdown.register('webhook-queue', 'close', () => deliveryQueue.close());
+shutdown.register('webhook-connections', 'close', () => webhookPoster.close());
 shutdown.register('redis', 'close', async () => {
   await redis.quit();
 });

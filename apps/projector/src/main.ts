@@ -2,13 +2,13 @@ import { kafkaReplication } from '@tributary/config';
 import {
   createDeadLetters,
   createGapGuard,
-  createIdempotentProducer,
+  createProducer,
   createKafka,
   createLagProbe,
   ensureTopics,
   hoursToMs,
   kafkaClientLogger,
-  topicName,
+  topicsFor,
 } from '@tributary/bus';
 import { createGapRepairStore, createPool, deadLettersAcknowledgedAt, migrate } from '@tributary/db';
 import {
@@ -20,16 +20,16 @@ import {
   createDeadLetterAlarm,
   createProgressWatchdog,
   serveOps,
-  createPoolGauges,
+  watchPool,
 } from '@tributary/runtime';
-import { TOPICS } from '@tributary/schema';
 import { createBlockConsumer } from './consume/createBlockConsumer.ts';
 import { loadEnv } from './env.ts';
 import { createOutage } from './health/createOutage.ts';
 import { createBlockProjector } from './project/createBlockProjector.ts';
 import { createSupplyCheck } from './supply/createSupplyCheck.ts';
 
-// Composition root: evm.blocks.v1 -> PostgreSQL query tables.
+// Composition root (evm.blocks.v1 -> PostgreSQL query tables): reads the environment, then builds
+// the service, its clients, its domain objects and its shutdown, in that order.
 const env = loadEnv();
 const replication = kafkaReplication(env);
 const service = bootService({
@@ -46,28 +46,6 @@ const outages = {
   kafka: createOutage({ what: 'kafka', logger }),
 };
 const pgConnections = createOutage({ what: 'postgres connections', logger });
-health.addCheck('postgres', async () => {
-  await pool.query('SELECT 1');
-  pgConnections.recovered();
-  outages.postgres.check();
-});
-health.addCheck('kafka', async () => {
-  if (!consumer.isConnected()) throw new Error('consumer not connected (joining the group, or crashed)');
-  // kafkajs reconnects by itself and says nothing of it: ask the broker.
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('kafka broker did not answer within 1.5 s')), 1_500);
-  });
-  try {
-    await Promise.race([lagProbe.lag(), timeout]);
-    outages.kafka.recovered();
-  } catch (err) {
-    outages.kafka.check(); // throws what the outage is, when one is known
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
-});
 
 const pool = createPool({
   connectionString: env.DATABASE_URL,
@@ -78,16 +56,22 @@ const pool = createPool({
     idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
   },
 });
-createPoolGauges(metrics, pool);
-// An idle connection that PostgreSQL closes (a restart) is reported here; the pool replaces it.
-pool.on('error', (err) => pgConnections.failed(err));
+// An idle connection that PostgreSQL closes (a restart) is an outage of its own, ended by a ping.
+watchPool(service, pool, {
+  onError: (err) => pgConnections.failed(err),
+  afterPing: () => {
+    pgConnections.recovered();
+    outages.postgres.check();
+  },
+});
 const kafka = createKafka({
   brokers: env.KAFKA_BROKERS,
   clientId: `${env.KAFKA_CLIENT_ID}-projector`,
   logger: kafkaClientLogger(logger, outages.kafka),
 });
-const topic = topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.blocks);
-const producer = createIdempotentProducer(kafka);
+const topics = topicsFor(env.KAFKA_TOPIC_PREFIX);
+const topic = topics.blocks;
+const producer = createProducer(kafka, 'ordered');
 
 const setAside = createDeadLetterAlarm({
   registry: metrics,
@@ -139,6 +123,23 @@ const consumer = createBlockConsumer({
   maxTransactionBytes: env.MAX_TRANSACTION_BYTES,
   sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
 });
+health.addCheck('kafka', async () => {
+  if (!consumer.isConnected()) throw new Error('consumer not connected (joining the group, or crashed)');
+  // kafkajs reconnects by itself and says nothing of it: ask the broker.
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('kafka broker did not answer within 1.5 s')), 1_500);
+  });
+  try {
+    await Promise.race([lagProbe.lag(), timeout]);
+    outages.kafka.recovered();
+  } catch (err) {
+    outages.kafka.check(); // throws what the outage is, when one is known
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+});
 const supplyCheck = createSupplyCheck({
   pool,
   chainId: env.CHAIN_ID,
@@ -164,7 +165,7 @@ await service.untilUp('kafka', () =>
     [
       { topic, retentionMs: hoursToMs(env.KAFKA_RETENTION_HOURS) },
       {
-        topic: topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.deadLetters),
+        topic: topics.deadLetters,
         retentionMs: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
       },
     ],

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { addStreamAddresses, createPool, insertStream } from '@tributary/db';
-import { createLogger } from '@tributary/runtime';
-import { type FullBlockEvent, TOPICS } from '@tributary/schema';
+import { createKafka, createProducer, topicsFor } from '@tributary/bus';
+import { createLogger, createOutageLog } from '@tributary/runtime';
+import type { FullBlockEvent } from '@tributary/schema';
 import { TRANSFER_TOPIC } from '@tributary/stream-rules';
 import {
   addressTopic,
@@ -12,9 +13,7 @@ import {
   unique,
   writeResult,
 } from '@tributary/testkit/bench';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
-import { Kafka, logLevel } from 'kafkajs';
+import { openWebhookQueue } from '@tributary/webhooks';
 import { createMatcher } from '../src/consume/createMatcher.ts';
 import { createBlockReaders } from '../src/read/createBlockReaders.ts';
 import { erc20TransferEventAbi } from '@tributary/evm';
@@ -37,20 +36,34 @@ async function main() {
   const prefix = unique('catchup');
   const topicPrefix = `${prefix}.`;
   const brokers = services.kafkaBrokers.split(',');
-  const kafka = new Kafka({ clientId: 'bench', brokers, logLevel: logLevel.NOTHING });
-  const producer = kafka.producer({ allowAutoTopicCreation: true });
+  const logger = createLogger('catchup-bench', 'error');
+  const kafka = createKafka({ clientId: 'bench', brokers, logger });
+  const producer = createProducer(kafka, 'plain');
+  const topics = topicsFor(topicPrefix);
+  const queue = openWebhookQueue({
+    redis: { url: services.redisUrl },
+    prefix,
+    mode: 'failsFast',
+    onBroken: (err) => logger.error({ err }, 'the webhook queue lost Redis'),
+  });
   let evaluated = 0;
   // Timed from the first block evaluated: the consumer group's join is not part of the rate.
   let firstAt = 0;
   let onEvaluated = () => {};
   const matcher = createMatcher({
     pool,
-    logger: createLogger('catchup-bench', 'error'),
-    kafka: { brokers, clientId: 'bench', topicPrefix, groupId: `${prefix}-m` },
-    redis: { url: services.redisUrl },
-    queuePrefix: prefix,
+    logger,
+    clients: {
+      kafka,
+      kafkaOutage: createOutageLog(logger, 'kafka'),
+      producer: createProducer(kafka, 'plain'),
+      queue,
+    },
+    kafka: { topicPrefix, groupId: `${prefix}-m` },
     readers: createBlockReaders({ rpcUrls: new Map(), concurrency: 1 }),
+    watchdog: { stallMs: 60_000, exitAfterMs: 180_000 },
     reconcileMs: 0,
+    budgetMs: 250,
     metrics: {
       blockEvaluated: () => {
         evaluated++;
@@ -97,7 +110,7 @@ async function main() {
 
     // The backlog, written before the matcher starts.
     await producer.connect();
-    const topic = `${topicPrefix}${TOPICS.blocks}`;
+    const topic = topics.blocks;
     let bytes = 0;
     for (let from = 1; from <= blocks; from += 500) {
       const messages = [];
@@ -169,10 +182,9 @@ async function main() {
     const admin = kafka.admin();
     await admin
       .connect()
-      .then(() => admin.deleteTopics({ topics: [`${topicPrefix}${TOPICS.blocks}`] }))
+      .then(() => admin.deleteTopics({ topics: [topics.blocks] }))
       .catch(() => undefined)
       .finally(() => admin.disconnect());
-    const queue = new Queue(WEBHOOK_QUEUE, { connection: { url: services.redisUrl }, prefix });
     await queue.obliterate({ force: true }).catch(() => undefined);
     await queue.close();
     await pool.end();

@@ -1,4 +1,4 @@
-import { hoursToMs } from '@tributary/bus';
+import { createKafka, createProducer, hoursToMs, kafkaClientLogger } from '@tributary/bus';
 import { kafkaReplication, redisConnection } from '@tributary/config';
 import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
 import {
@@ -6,8 +6,9 @@ import {
   createConsumerGapCounter,
   createConsumerLagGauge,
   createDeadLetterAlarm,
+  createOutageLog,
   serveOps,
-  createPoolGauges,
+  watchPool,
 } from '@tributary/runtime';
 import { openWebhookQueue } from '@tributary/webhooks';
 import { createBackfillBlockSource } from './backfill/createBackfillBlockSource.ts';
@@ -19,7 +20,8 @@ import { createMatcherMetrics } from './metrics/createMatcherMetrics.ts';
 import { loadEnv } from './env.ts';
 import { createBlockReaders } from './read/createBlockReaders.ts';
 
-// Composition root: the only place that reads the environment and builds clients.
+// Composition root: reads the environment, then builds the service, its clients, its domain
+// objects and its shutdown, in that order; the only place that builds clients.
 const env = loadEnv();
 const redis = redisConnection(env);
 const replication = kafkaReplication(env);
@@ -38,8 +40,7 @@ const pool = createPool({
     idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
   },
 });
-createPoolGauges(metrics, pool);
-pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
+watchPool(service, pool);
 
 const setAside = createDeadLetterAlarm({
   registry: metrics,
@@ -47,19 +48,34 @@ const setAside = createDeadLetterAlarm({
   consumer: 'stream-matcher',
   acknowledgedAt: () => deadLettersAcknowledgedAt(pool),
 });
-const matcherMetrics = createMatcherMetrics(metrics);
-const countGap = createConsumerGapCounter(metrics, env.MATCHER_GROUP_ID);
-
+// kafkajs logs every failed connection of a broker restart: one outage line instead, ended by
+// the next block evaluated.
+const kafkaOutage = createOutageLog(logger, 'kafka');
+const kafka = createKafka({
+  brokers: env.KAFKA_BROKERS,
+  clientId: env.KAFKA_CLIENT_ID,
+  logger: kafkaClientLogger(logger, kafkaOutage),
+});
+const producer = createProducer(kafka, 'plain');
+// One webhook queue for the matcher and the backfiller: a fast path (the rows are the outbox).
+const queue = openWebhookQueue({
+  redis,
+  prefix: env.WEBHOOK_QUEUE_PREFIX,
+  mode: 'failsFast',
+  onBroken: (err) => shutdown.fail('the webhook queue lost Redis while it was set up', err),
+});
 const readers = createBlockReaders({
   rpcUrls: new Map([[env.CHAIN_ID, env.RPC_URL], ...env.EXTRA_RPC_URLS]),
   concurrency: env.RPC_CONCURRENCY,
 });
+
+const matcherMetrics = createMatcherMetrics(metrics);
+const countGap = createConsumerGapCounter(metrics, env.MATCHER_GROUP_ID);
 const matcher = createMatcher({
   pool,
   logger,
+  clients: { kafka, kafkaOutage, producer, queue },
   kafka: {
-    brokers: env.KAFKA_BROKERS,
-    clientId: env.KAFKA_CLIENT_ID,
     topicPrefix: env.KAFKA_TOPIC_PREFIX,
     groupId: env.MATCHER_GROUP_ID,
     replication,
@@ -70,8 +86,6 @@ const matcher = createMatcher({
       deadLetters: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
     },
   },
-  redis,
-  queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
   readers,
   watchdog: { stallMs: env.WATCHDOG_STALL_MS, exitAfterMs: env.WATCHDOG_EXIT_MS },
   reconcileMs: env.STREAM_RECONCILE_MS,
@@ -91,25 +105,16 @@ matcherMetrics.countStreams(() => matcher.streamCounts());
 createConsumerLagGauge(metrics, env.MATCHER_GROUP_ID, () => matcher.lag());
 health.addCheck('matcher', () => matcher.checkReady());
 health.addCheck('gaps', () => matcher.checkGaps());
-health.addCheck('postgres', async () => {
-  await pool.query('SELECT 1');
-});
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 shutdown.register('kafka-consumers', 'intake', () => matcher.stopIntake());
-shutdown.register('kafka-and-queue', 'close', () => matcher.close());
+shutdown.register('kafka', 'close', () => matcher.close());
+shutdown.register('webhook-queue', 'close', () => queue.close());
 shutdown.register('postgres', 'close', () => pool.end());
 await matcher.start(service.untilUp);
 if (env.BACKFILL_WORKER) {
-  const backfillQueue = openWebhookQueue({
-    redis,
-    prefix: env.WEBHOOK_QUEUE_PREFIX,
-    mode: 'failsFast',
-    onBroken: (err) => shutdown.fail('the backfill webhook queue lost Redis while it was set up', err),
-  });
-  backfillQueue.on('error', () => undefined); // the relay delivers what the fast path misses
   const backfiller = createStreamBackfiller({
     pool,
-    queue: backfillQueue,
+    queue,
     readers,
     blocks: createBackfillBlockSource({ pool, readers }),
     completer: createBlockCompleter({ readers, logger }),
@@ -124,7 +129,6 @@ if (env.BACKFILL_WORKER) {
     onChunk: matcherMetrics.backfillChunk,
   });
   shutdown.register('backfills', 'intake', () => backfiller.stop());
-  shutdown.register('backfill-queue', 'close', () => backfillQueue.close());
   backfiller.start();
 }
 logger.info('ready');

@@ -2,11 +2,12 @@ import {
   createDeadLetters,
   createKafka,
   createStreamChangeAnnouncer,
+  createProducer,
   ensureTopics,
   hoursToMs,
   kafkaClientLogger,
   streamChangeOf,
-  topicName,
+  topicsFor,
 } from '@tributary/bus';
 import { kafkaReplication, redisConnection } from '@tributary/config';
 import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
@@ -17,12 +18,10 @@ import {
   createOutageLog,
   createProgressWatchdog,
   serveOps,
-  createPoolGauges,
+  watchPool,
 } from '@tributary/runtime';
-import { TOPICS } from '@tributary/schema';
 import { WEBHOOK_QUEUE, createWebhookPoster, openWebhookQueue } from '@tributary/webhooks';
 import { Redis } from 'ioredis';
-import { Partitioners } from 'kafkajs';
 import { createSenderMetrics } from './metrics/createSenderMetrics.ts';
 import { createDeliveryWorker } from './deliver/createDeliveryWorker.ts';
 import { createStreamRateLimiter } from './deliver/createStreamRateLimiter.ts';
@@ -31,9 +30,10 @@ import { startTerminationSweep } from './health/startTerminationSweep.ts';
 import { createOutboxRelay } from './relay/createOutboxRelay.ts';
 import { createDeliveryMaintenance } from './retention/createDeliveryMaintenance.ts';
 
-// Composition root: the only place that reads the environment and builds clients.
+// Composition root: reads the environment, then builds the service, its clients, its domain
+// objects and its shutdown, in that order; the only place that builds clients.
 const env = loadEnv();
-// Redis alone or behind Sentinel: both of the sender's queue clients are built from this.
+// Redis alone or behind Sentinel: every Redis client of the sender is built from this.
 const redis = redisConnection(env);
 const replication = kafkaReplication(env);
 const service = bootService({
@@ -51,8 +51,7 @@ const pool = createPool({
     idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
   },
 });
-createPoolGauges(metrics, pool);
-pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
+watchPool(service, pool);
 // kafkajs logs every failed connection of a broker restart: one outage line instead, ended by
 // the next status change that reaches the broker.
 const kafkaOutage = createOutageLog(logger, 'kafka');
@@ -61,10 +60,45 @@ const kafka = createKafka({
   clientId: env.KAFKA_CLIENT_ID,
   logger: kafkaClientLogger(logger, kafkaOutage),
 });
-// DefaultPartitioner: named explicitly, which also silences kafkajs' start-up warning about it.
-const producer = kafka.producer({
-  allowAutoTopicCreation: true,
-  createPartitioner: Partitioners.DefaultPartitioner,
+const topics = topicsFor(env.KAFKA_TOPIC_PREFIX);
+const producer = createProducer(kafka, 'plain');
+// Every delivery leaves through this one client: it checks the address each connection is made to.
+const poster = createWebhookPoster({
+  policy: {
+    allowPrivate: env.ALLOW_PRIVATE_WEBHOOK_URLS,
+    requireHttps: env.WEBHOOK_REQUIRE_HTTPS,
+    allowedPorts: env.WEBHOOK_ALLOWED_PORTS,
+  },
+});
+// A queue client whose Redis went away while BullMQ set it up never works again: exit, for the
+// supervisor's restart, rather than run on with a relay or worker that does nothing.
+const redisBroken = (err: unknown) =>
+  shutdown.fail('a webhook queue client lost Redis while it was set up', err);
+// Turns under streams' maxRequestsPerSecond: no offline queue, a turn Redis cannot give waits.
+const { url: turnsUrl, ...turnsOptions } = {
+  ...redis,
+  maxRetriesPerRequest: 1,
+  enableOfflineQueue: false,
+};
+const turns = turnsUrl === undefined ? new Redis(turnsOptions) : new Redis(turnsUrl, turnsOptions);
+const turnsOutage = createOutageLog(logger, 'redis (rate-limit turns)');
+turns.on('error', (err) => turnsOutage.failed(err));
+turns.on('ready', () => turnsOutage.ok());
+// The relay's own queue client fails fast while Redis is down (no offline queue): a pass fails
+// and the next one, after Redis is back, finds every job that went missing with it.
+const relayQueue = openWebhookQueue({
+  redis,
+  prefix: env.WEBHOOK_QUEUE_PREFIX,
+  mode: 'failsFast',
+  onBroken: redisBroken,
+});
+relayQueue.on('error', () => undefined); // counted by the relay's outage log
+// The attempts' follow-up jobs must be added: their client waits for Redis.
+const followUps = openWebhookQueue({
+  redis,
+  prefix: env.WEBHOOK_QUEUE_PREFIX,
+  mode: 'waits',
+  onBroken: redisBroken,
 });
 // Started now, awaited before the sender says it is ready (dead letters need it too). The topics
 // it writes are made (or given their retention) first: the producer would make them with the
@@ -74,11 +108,11 @@ const producerConnected = service.untilUp('kafka (producer)', async () => {
     kafka,
     [
       {
-        topic: topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.deadLetters),
+        topic: topics.deadLetters,
         retentionMs: hoursToMs(env.KAFKA_DEAD_LETTER_RETENTION_HOURS),
       },
       {
-        topic: topicName(env.KAFKA_TOPIC_PREFIX, TOPICS.streamChanges),
+        topic: topics.streamChanges,
         retentionMs: hoursToMs(env.KAFKA_CHANGES_RETENTION_HOURS),
       },
     ],
@@ -108,6 +142,11 @@ const jobDeadLetters = createDeadLetters({
   onDeadLetter: (letter) =>
     setAside({ topic: letter.topic, at: `job ${letter.offset}`, reason: letter.reason }),
 });
+const senderMetrics = createSenderMetrics(metrics, {
+  queue: relayQueue,
+  pool,
+  saturatedEndpoints: () => worker.saturatedEndpoints(),
+});
 // Jobs waiting and none finished for WATCHDOG_STALL_MS: not ready; for WATCHDOG_EXIT_MS: exit for a restart.
 const watchdog = createProgressWatchdog({
   name: 'delivery worker',
@@ -117,28 +156,6 @@ const watchdog = createProgressWatchdog({
   backlog: () => relayQueue.getWaitingCount(),
   onStalled: (reason) => shutdown.fail(reason, new Error(reason)),
 });
-// Every delivery leaves through this one client: it checks the address each connection is made to.
-const poster = createWebhookPoster({
-  policy: {
-    allowPrivate: env.ALLOW_PRIVATE_WEBHOOK_URLS,
-    requireHttps: env.WEBHOOK_REQUIRE_HTTPS,
-    allowedPorts: env.WEBHOOK_ALLOWED_PORTS,
-  },
-});
-// A queue client whose Redis went away while BullMQ set it up never works again: exit, for the
-// supervisor's restart, rather than run on with a relay or worker that does nothing.
-const redisBroken = (err: unknown) =>
-  shutdown.fail('a webhook queue client lost Redis while it was set up', err);
-// Turns under streams' maxRequestsPerSecond: no offline queue, a turn Redis cannot give waits.
-const { url: turnsUrl, ...turnsOptions } = {
-  ...redis,
-  maxRetriesPerRequest: 1,
-  enableOfflineQueue: false,
-};
-const turns = turnsUrl === undefined ? new Redis(turnsOptions) : new Redis(turnsUrl, turnsOptions);
-const turnsOutage = createOutageLog(logger, 'redis (rate-limit turns)');
-turns.on('error', (err) => turnsOutage.failed(err));
-turns.on('ready', () => turnsOutage.ok());
 const worker = createDeliveryWorker({
   pool,
   onRedisBroken: redisBroken,
@@ -151,6 +168,7 @@ const worker = createDeliveryWorker({
   successRateThreshold: env.SUCCESS_RATE_THRESHOLD,
   onStreamStatusChanged: announceStatus,
   redis,
+  followUps,
   queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
   concurrency: env.SENDER_CONCURRENCY,
   endpointConcurrency: env.ENDPOINT_CONCURRENCY,
@@ -176,20 +194,6 @@ const stopSweep = startTerminationSweep({
   afterMs: env.TERMINATE_AFTER_MS,
   everyMs: env.TERMINATE_SWEEP_MS,
   onTerminated: announceStatus,
-});
-// The relay's own queue client fails fast while Redis is down (no offline queue): a pass fails
-// and the next one, after Redis is back, finds every job that went missing with it.
-const relayQueue = openWebhookQueue({
-  redis,
-  prefix: env.WEBHOOK_QUEUE_PREFIX,
-  mode: 'failsFast',
-  onBroken: redisBroken,
-});
-relayQueue.on('error', () => undefined); // counted by the relay's outage log
-const senderMetrics = createSenderMetrics(metrics, {
-  queue: relayQueue,
-  pool,
-  saturatedEndpoints: () => worker.saturatedEndpoints(),
 });
 const requeued = new Counter({
   name: 'tributary_relay_requeued_total',
@@ -223,9 +227,6 @@ health.addCheck('watchdog', () => watchdog.check());
 health.addCheck('worker', () => {
   if (!worker.isRunning()) throw new Error('worker not running');
 });
-health.addCheck('postgres', async () => {
-  await pool.query('SELECT 1');
-});
 await serveOps(service, env.OPS_HOST, env.OPS_PORT);
 
 // Registered before waiting for Kafka: the worker already runs, and a SIGTERM while the producer
@@ -240,6 +241,7 @@ shutdown.register('worker', 'intake', async () => {
 });
 shutdown.register('webhook-connections', 'close', () => poster.close());
 shutdown.register('relay-queue', 'close', () => relayQueue.close());
+shutdown.register('follow-up-queue', 'close', () => followUps.close());
 shutdown.register('rate-limit-turns', 'close', async () => {
   await turns.quit().catch(() => turns.disconnect());
 });

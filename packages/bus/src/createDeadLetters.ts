@@ -1,4 +1,4 @@
-import { TOPICS } from '@tributary/schema';
+import { topicsFor } from './topicsFor.ts';
 import type { Producer } from 'kafkajs';
 
 export interface DeadLetter {
@@ -29,7 +29,7 @@ export function createDeadLetters(opts: {
   consumer: string;
   onDeadLetter?: (letter: DeadLetter) => void;
 }): DeadLetters {
-  const topic = `${opts.topicPrefix}${TOPICS.deadLetters}`;
+  const topic = topicsFor(opts.topicPrefix).deadLetters;
   return {
     async send(letter) {
       await opts.producer.send({

@@ -31,8 +31,3 @@ export function createKafka(opts: { brokers: string[]; clientId: string; logger?
       : {}),
   });
 }
-
-/** Topic names carry an optional prefix (per environment, per test run). */
-export function topicName(prefix: string, base: string): string {
-  return `${prefix}${base}`;
-}

@@ -1,4 +1,5 @@
-import { type StreamChange, TOPICS, streamChange } from '@tributary/schema';
+import { topicsFor } from './topicsFor.ts';
+import { type StreamChange, streamChange } from '@tributary/schema';
 import type { Producer } from 'kafkajs';
 
 /** A stream change of now: what the gateway (config, addresses) and the sender (status) announce. */
@@ -22,7 +23,7 @@ export function createStreamChangeAnnouncer(opts: {
   ready?: Promise<unknown>;
   outage: { ok(): void; failed(err: unknown): void };
 }): (change: StreamChange) => void {
-  const topic = `${opts.topicPrefix}${TOPICS.streamChanges}`;
+  const topic = topicsFor(opts.topicPrefix).streamChanges;
   return (change) => {
     const value = JSON.stringify(streamChange.parse(change));
     (async () => {

@@ -38,6 +38,25 @@ async function topicConfig(topic: string): Promise<Record<string, string>> {
   }
 }
 
+/**
+ * The topic's settings once they are `expected`: a broker applies a config change through its
+ * metadata log, so a describe right after the change may still answer with the one before.
+ */
+async function settledConfig(
+  topic: string,
+  expected: Record<string, string>,
+): Promise<Record<string, string>> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const config = await topicConfig(topic);
+    const same =
+      Object.keys(config).length === Object.keys(expected).length &&
+      Object.entries(expected).every(([k, v]) => config[k] === v);
+    if (same || Date.now() > deadline) return config;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe('ensureTopics', () => {
   it('makes a missing topic with its retention', async () => {
     const topic = uniqueName('retained');
@@ -57,13 +76,12 @@ describe('ensureTopics', () => {
     made.push(topic);
     expect(await topicConfig(topic)).toEqual({ 'max.message.bytes': '2097152' });
     expect(await ensureTopics(kafka, [{ topic, retentionMs: hoursToMs(720) }])).toEqual([]);
-    expect(await topicConfig(topic)).toEqual({
-      'max.message.bytes': '2097152',
-      'retention.ms': '2592000000',
-    });
+    const retained = { 'max.message.bytes': '2097152', 'retention.ms': '2592000000' };
+    expect(await settledConfig(topic, retained)).toEqual(retained);
     // A changed setting, at the next start.
     await ensureTopics(kafka, [{ topic, retentionMs: hoursToMs(24) }]);
-    expect(await topicConfig(topic)).toEqual({ 'max.message.bytes': '2097152', 'retention.ms': '86400000' });
+    const changed = { 'max.message.bytes': '2097152', 'retention.ms': '86400000' };
+    expect(await settledConfig(topic, changed)).toEqual(changed);
   });
 
   it('says when an existing topic has fewer copies than asked, and leaves it so', async () => {

@@ -1,4 +1,5 @@
-export { createKafka, topicName } from './createKafka.ts';
+export { createKafka } from './createKafka.ts';
+export { type Topics, topicsFor } from './topicsFor.ts';
 export {
   DEFAULT_MAX_MESSAGE_BYTES,
   type TopicReplication,
@@ -7,7 +8,7 @@ export {
   hoursToMs,
 } from './ensureTopics.ts';
 export { type Codec, DecodeError, blockEventCodec, jsonCodec } from './codec.ts';
-export { type Compression, createIdempotentProducer, sendInOrder } from './createIdempotentProducer.ts';
+export { type Compression, type ProducerKind, createProducer, sendInOrder } from './createProducer.ts';
 export { type GroupConsumer, createGroupConsumer, groupSession } from './createGroupConsumer.ts';
 export {
   type DeadLetter,

@@ -1,4 +1,4 @@
-import { TOPICS } from '@tributary/schema';
+import { topicsFor } from './topicsFor.ts';
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 
@@ -25,7 +25,7 @@ export async function readDeadLetters(
   kafka: Kafka,
   opts: { topicPrefix: string; limit?: number; timeoutMs?: number },
 ): Promise<StoredDeadLetter[]> {
-  const topic = `${opts.topicPrefix}${TOPICS.deadLetters}`;
+  const topic = topicsFor(opts.topicPrefix).deadLetters;
   const limit = opts.limit ?? 1_000;
   const admin = kafka.admin();
   await admin.connect();

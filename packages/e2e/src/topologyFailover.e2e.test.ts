@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createIdempotentProducer, createKafka } from '@tributary/bus';
+import { createProducer, createKafka } from '@tributary/bus';
 import { erc20TransferEventAbi } from '@tributary/evm';
 import { type FullBlockEvent, TOPICS } from '@tributary/schema';
 import { writeResult } from '@tributary/testkit/bench';
@@ -75,8 +75,9 @@ beforeAll(async () => {
     env: { gateway: env, 'stream-matcher': env, 'webhook-sender': { ...env, SENDER_CONCURRENCY: '10' } },
   });
   void superviseSender();
-  producer = createIdempotentProducer(
+  producer = createProducer(
     createKafka({ brokers: env['KAFKA_BROKERS']!.split(','), clientId: 'e2e' }),
+    'ordered',
   );
   await producer.connect();
 }, 300_000);

@@ -1,4 +1,4 @@
-import { createIdempotentProducer, ensureTopics } from '@tributary/bus';
+import { createProducer, ensureTopics } from '@tributary/bus';
 import type { Kafka } from 'kafkajs';
 import { type Pause, measurePause } from './measurePause.ts';
 
@@ -41,7 +41,7 @@ export async function measureBrokerLoss(o: {
   const { topics } = await admin.fetchTopicMetadata({ topics: [o.topic] });
   await admin.disconnect();
   const leader = topics[0]?.partitions[0]?.leader as number;
-  const producer = createIdempotentProducer(o.kafka);
+  const producer = createProducer(o.kafka, 'ordered');
   await producer.connect();
   const ackTimes: number[] = [];
   let killedAt = 0;

@@ -15,4 +15,4 @@ export { type SetAside, createDeadLetterAlarm } from './createDeadLetterAlarm.ts
 export { retryDelayMs } from './retryDelayMs.ts';
 export { createConsumerLagGauge } from './createConsumerLagGauge.ts';
 export { createConsumerGapCounter } from './createConsumerGapCounter.ts';
-export { type PoolCounts, createPoolGauges } from './createPoolGauges.ts';
+export { type WatchedPool, watchPool } from './watchPool.ts';

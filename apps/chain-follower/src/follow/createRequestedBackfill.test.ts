@@ -1,4 +1,4 @@
-import { createIdempotentProducer } from '@tributary/bus';
+import { createProducer } from '@tributary/bus';
 import { demoTokenAbi } from '@tributary/contracts';
 import { createDevnetClient, deployDemo, devnetAccount, waitMined } from '@tributary/devnet';
 import { cancelBackfill, getBackfillRequest, requestBackfill } from '@tributary/db';
@@ -113,7 +113,7 @@ describe('a requested backfill', { timeout: 90_000 }, () => {
   it('leaves a request cancelled while its chunk is re-published as the cancel left it, and goes on to the next', async () => {
     const anvil = await startAnvil();
     const harness = await createFollowerHarness({ rpcUrl: anvil.rpcUrl });
-    const producer = createIdempotentProducer(harness.kafka);
+    const producer = createProducer(harness.kafka, 'ordered');
     try {
       await producer.connect();
       await harness.rpc.call('anvil_mine', ['0x14']); // blocks 1 to 20

@@ -1,4 +1,4 @@
-import { blockEventCodec, createIdempotentProducer, createKafka, ensureTopics } from '@tributary/bus';
+import { blockEventCodec, createProducer, createKafka, ensureTopics } from '@tributary/bus';
 import { type Pool, createAccountWithKey, createPool, insertStream } from '@tributary/db';
 import { type Registry, createLogger, createMetrics } from '@tributary/runtime';
 import { type BlockEvent, TOPICS } from '@tributary/schema';
@@ -38,7 +38,7 @@ export async function createFollowerHarness(opts: {
   const kafka: Kafka = createKafka({ brokers: settings.kafkaBrokers, clientId: uniqueName('test') });
   const topic = `${uniqueName('t')}.${TOPICS.blocks}`;
   await ensureTopics(kafka, [{ topic }]);
-  const producer: Producer = createIdempotentProducer(kafka);
+  const producer: Producer = createProducer(kafka, 'ordered');
   await producer.connect();
   const rpc: Rpc = createRpc({ urls: [opts.rpcUrl], timeoutMs: 10_000 });
   const followerRpc: Rpc = opts.followerRpc ? createRpc({ ...opts.followerRpc, logger }) : rpc;

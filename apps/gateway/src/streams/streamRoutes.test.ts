@@ -17,10 +17,10 @@ import {
 } from '@tributary/db';
 import { erc20TransferEventAbi } from '@tributary/evm';
 import { createLogger, createHealth, createMetrics } from '@tributary/runtime';
-import { TOPICS } from '@tributary/schema';
+import { createKafka, topicsFor } from '@tributary/bus';
+import type { Consumer } from 'kafkajs';
 import type { Router } from 'express';
 import { Redis } from 'ioredis';
-import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -30,8 +30,7 @@ import { keccak256, stringToBytes } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app/createApp.ts';
 import { createHttpServer } from '../app/createHttpServer.ts';
-import { createStreamServices } from './createStreamServices.ts';
-import { mountStreamRoutes } from './mountStreamRoutes.ts';
+import { type TestStreamServices, createTestStreamServices } from '../testing/createTestStreamServices.ts';
 
 const DATABASE_URL = process.env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:55432/tributary';
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:56379';
@@ -66,13 +65,12 @@ let redis: Redis;
 let baseUrl: string;
 let server: Server;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
-let closeServices: () => Promise<void>;
-let services: Awaited<ReturnType<typeof createStreamServices>>;
+let services: TestStreamServices;
 let keyA: string;
 let keyB: string;
 let secretA: string;
 const changes: { key: string; value: Record<string, unknown> }[] = [];
-let consumer: ReturnType<Kafka['consumer']>;
+let consumer: Consumer;
 const dbName = `streams_gw_${unique}`;
 
 /** The test webhook a stream's URL gets before the stream is stored, as the wire contract writes it. */
@@ -135,28 +133,8 @@ beforeAll(async () => {
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
   const logger = createLogger('gateway-test', 'silent');
   const chains = createChainRegistry();
-  const topicPrefix = `t-${unique}.`;
-  services = await createStreamServices({
-    env: {
-      KAFKA_BROKERS,
-      KAFKA_CLIENT_ID: 'gateway-test',
-      KAFKA_TOPIC_PREFIX: topicPrefix,
-      WEBHOOK_QUEUE_PREFIX: `q-${unique}`,
-      ALLOW_PRIVATE_WEBHOOK_URLS: true,
-      WEBHOOK_REQUIRE_HTTPS: false,
-      WEBHOOK_ALLOWED_PORTS: [],
-      TEST_WEBHOOK_TIMEOUT_MS: 2_000,
-    },
-    redis: { url: REDIS_URL },
-    pool,
-    chains,
-    cursorSecret: 'test-cursor-secret-0123456789',
-    logger,
-    onRedisBroken: (err) => {
-      throw err; // an unhandled rejection: the test run reports it
-    },
-  });
-  closeServices = services.close;
+  services = await createTestStreamServices(pool, REDIS_URL, { logger });
+  const topicPrefix = services.topicPrefix;
   const app = createApp({
     pool,
     redis,
@@ -167,23 +145,23 @@ beforeAll(async () => {
     cursorSecret: 'test-cursor-secret-0123456789',
     rateLimit: { limit: 0, windowMs: 1000 },
     bodyLimitBytes: 8 * 1024 * 1024,
-    mountStreams: (router: Router) => mountStreamRoutes(router, services.deps),
+    mountStreams: (router: Router) => services.mount(router),
   });
   server = createHttpServer(app).listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const kafka = new Kafka({ clientId: 'gateway-test', brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING });
+  const kafka = createKafka({ clientId: 'gateway-test', brokers: KAFKA_BROKERS, logger });
   const kadmin = kafka.admin();
   await kadmin.connect();
   await kadmin.createTopics({
-    topics: [{ topic: `${topicPrefix}${TOPICS.streamChanges}` }],
+    topics: [{ topic: topicsFor(topicPrefix).streamChanges }],
     waitForLeaders: true,
   });
   await kadmin.disconnect();
   consumer = kafka.consumer({ groupId: `g-${unique}`, maxWaitTimeInMs: 100 });
   await consumer.connect();
-  await consumer.subscribe({ topic: `${topicPrefix}${TOPICS.streamChanges}`, fromBeginning: true });
+  await consumer.subscribe({ topic: topicsFor(topicPrefix).streamChanges, fromBeginning: true });
   await consumer.run({
     eachMessage: async ({ message }) => {
       changes.push({ key: String(message.key), value: JSON.parse(String(message.value)) });
@@ -194,8 +172,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await consumer?.disconnect();
   await new Promise<void>((r) => server?.close(() => r()));
-  await services?.deps.deliveryQueue.obliterate({ force: true }).catch(() => undefined);
-  await closeServices?.();
+  await services?.close();
   await receiver?.close();
   redis?.disconnect();
   await pool?.end();

@@ -1,26 +1,33 @@
 import { randomBytes } from 'node:crypto';
+import { createKafka, createProducer, kafkaClientLogger } from '@tributary/bus';
 import { createChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
-import { createLogger } from '@tributary/runtime';
-import type { WebhookPoster } from '@tributary/webhooks';
+import { createLogger, createOutageLog } from '@tributary/runtime';
+import { DEFAULT_STREAM_LIMITS } from '@tributary/stream-rules';
+import { type WebhookPoster, createWebhookPoster, openWebhookQueue } from '@tributary/webhooks';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import { createStreamServices } from '../streams/createStreamServices.ts';
 import { mountStreamRoutes } from '../streams/mountStreamRoutes.ts';
 import type { StreamRouteDeps } from '../streams/streamDeps.ts';
+import { DEFAULT_ACCOUNT_QUOTAS } from '../streams/streamLimitsEnv.ts';
 
 const KAFKA_BROKERS = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:59092').split(',');
+const DAY_MS = 86_400_000;
 
 export interface TestStreamServices {
+  deps: StreamRouteDeps;
+  /** The change topic's prefix, of this test alone. */
+  topicPrefix: string;
   mount(router: Router): void;
   close(): Promise<void>;
 }
 
 /**
- * The real stream interface over a test database: a Kafka producer on a topic prefix and a
- * delivery queue on a Redis prefix of its own, loopback webhook URLs allowed (test receivers).
- * `kafkaBrokers` replaces the test Kafka (a broker that is away); `webhookPoster` sends the test
- * webhooks in place of the one the environment makes (another policy, a resolver of the test's).
+ * The real stream interface over a test database, its clients built as main.ts builds them: a
+ * Kafka producer on a topic prefix and a delivery queue on a Redis prefix of its own, loopback
+ * webhook URLs allowed (test receivers). `kafkaBrokers` replaces the test Kafka (a broker that is
+ * away); `webhookPoster` sends the test webhooks (another policy, a resolver of the test's).
  */
 export async function createTestStreamServices(
   pool: Pool,
@@ -34,37 +41,48 @@ export async function createTestStreamServices(
 ): Promise<TestStreamServices> {
   const logger = opts.logger ?? createLogger('gateway-test', process.env['LOG_LEVEL'] ?? 'silent');
   const unique = `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
-  const services = await createStreamServices({
-    env: {
-      KAFKA_BROKERS: opts.kafkaBrokers ?? KAFKA_BROKERS,
-      KAFKA_CLIENT_ID: 'gateway-test',
-      KAFKA_TOPIC_PREFIX: `t-${unique}.`,
-      WEBHOOK_QUEUE_PREFIX: `q-${unique}`,
-      ALLOW_PRIVATE_WEBHOOK_URLS: true,
-      WEBHOOK_REQUIRE_HTTPS: false,
-      WEBHOOK_ALLOWED_PORTS: [],
-      TEST_WEBHOOK_TIMEOUT_MS: 2_000,
-      FOLLOWED_CHAINS_CACHE_MS: 0,
-    },
+  const topicPrefix = `t-${unique}.`;
+  const kafkaOutage = createOutageLog(logger, 'kafka');
+  const kafka = createKafka({
+    brokers: opts.kafkaBrokers ?? KAFKA_BROKERS,
+    clientId: 'gateway-test',
+    logger: kafkaClientLogger(logger, kafkaOutage),
+  });
+  const producer = createProducer(kafka, 'plain');
+  const deliveryQueue = openWebhookQueue({
     redis: { url: redisUrl },
+    prefix: `q-${unique}`,
+    mode: 'waits',
+    onBroken: (err) => {
+      throw err; // an unhandled rejection: the test run reports it
+    },
+  });
+  const webhookPoster =
+    opts.webhookPoster ??
+    createWebhookPoster({ policy: { allowPrivate: true, requireHttps: false, allowedPorts: [] } });
+  const services = await createStreamServices({
+    clients: { kafka, kafkaOutage, producer, deliveryQueue, webhookPoster },
+    settings: {
+      topicPrefix,
+      testWebhookTimeoutMs: 2_000,
+      secretRotationWindowMs: DAY_MS,
+      followedChainsCacheMs: 0,
+      limits: opts.limits ?? { stream: DEFAULT_STREAM_LIMITS, quotas: DEFAULT_ACCOUNT_QUOTAS },
+    },
     pool,
     chains: createChainRegistry(),
     cursorSecret: 'test-cursor-secret-0123456789',
     logger,
-    onRedisBroken: (err) => {
-      throw err; // an unhandled rejection: the test run reports it
-    },
-    ...(opts.limits ? { limits: opts.limits } : {}),
   });
   return {
-    mount: (router) =>
-      mountStreamRoutes(router, {
-        ...services.deps,
-        ...(opts.webhookPoster ? { webhookPoster: opts.webhookPoster } : {}),
-      }),
+    deps: services.deps,
+    topicPrefix,
+    mount: (router) => mountStreamRoutes(router, services.deps),
     async close() {
-      await services.deps.deliveryQueue.obliterate({ force: true }).catch(() => undefined);
-      await services.close();
+      services.stop();
+      await deliveryQueue.obliterate({ force: true }).catch(() => undefined);
+      webhookPoster.close();
+      await Promise.allSettled([producer.disconnect(), deliveryQueue.close()]);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { TOPICS } from '@tributary/schema';
-import { blockEventCodec, createDeadLetters, createIdempotentProducer, ensureTopics } from '@tributary/bus';
+import { blockEventCodec, createDeadLetters, createProducer, ensureTopics } from '@tributary/bus';
 import type { Pool } from '@tributary/db';
 import { createLogger } from '@tributary/runtime';
 import type { BlockEvent } from '@tributary/schema';
@@ -85,7 +85,7 @@ async function startConsumer(
   opts: { maxBytesPerPartition?: number; maxTransactionBytes?: number; unknownAttempts?: number } = {},
 ): Promise<Started> {
   await ensureTopics(t.kafka, [{ topic: `${t.prefix}${TOPICS.deadLetters}` }]);
-  const producer = createIdempotentProducer(t.kafka);
+  const producer = createProducer(t.kafka, 'ordered');
   await producer.connect();
   const started: Started = { consumer: undefined as unknown as BlockConsumer, fatal: [], deadLetters: 0 };
   started.consumer = createBlockConsumer({

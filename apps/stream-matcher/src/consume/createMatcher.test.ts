@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { type Pool, createPool, insertStream } from '@tributary/db';
 import { createLogger } from '@tributary/runtime';
-import { type StreamChange, TOPICS } from '@tributary/schema';
+import { createKafka, createProducer, topicsFor } from '@tributary/bus';
+import type { StreamChange } from '@tributary/schema';
 import { createTestDatabase, getTestSettings, type TestDatabase, uniqueName } from '@tributary/testkit';
-import { Kafka, logLevel } from 'kafkajs';
+import { createOutageLog } from '@tributary/runtime';
+import { openWebhookQueue } from '@tributary/webhooks';
+import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBlockReaders } from '../read/createBlockReaders.ts';
 import { type Matcher, createMatcher } from './createMatcher.ts';
@@ -12,6 +15,7 @@ let db: TestDatabase;
 let pool: Pool;
 let accountId: string;
 const matchers: Matcher[] = [];
+const queues: Queue[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -29,6 +33,7 @@ afterAll(async () => {
     await m.stopIntake();
     await m.close();
   }
+  for (const q of queues) await q.close();
   await pool?.end();
   await db?.drop();
 });
@@ -54,24 +59,39 @@ describe('matcher start-up', () => {
   it('loses no change published between the stream load and the change consumer joining', async () => {
     const settings = getTestSettings();
     const topicPrefix = `${uniqueName('race')}.`;
-    const kafka = new Kafka({ clientId: 'race', brokers: settings.kafkaBrokers, logLevel: logLevel.NOTHING });
-    const producer = kafka.producer({ allowAutoTopicCreation: true });
+    const logger = createLogger('race', 'silent');
+    const kafka = createKafka({ clientId: 'race', brokers: settings.kafkaBrokers, logger });
+    const producer = createProducer(kafka, 'plain');
     await producer.connect();
     const publish = async (streamId: string) => {
       const change: StreamChange = { v: 1, streamId, kind: 'upsert', at: Date.now() };
       await producer.send({
-        topic: `${topicPrefix}${TOPICS.streamChanges}`,
+        topic: topicsFor(topicPrefix).streamChanges,
         messages: [{ key: streamId, value: JSON.stringify(change) }],
       });
     };
     const before = await newStream();
     let during = '';
+    const queue = openWebhookQueue({
+      redis: { url: settings.redisUrl },
+      prefix: uniqueName('q'),
+      mode: 'failsFast',
+      onBroken: () => undefined,
+    });
+    queues.push(queue);
     const matcher = createMatcher({
       pool,
-      logger: createLogger('race', 'silent'),
-      kafka: { brokers: settings.kafkaBrokers, clientId: 'race', topicPrefix, groupId: uniqueName('g') },
-      redis: { url: settings.redisUrl },
-      queuePrefix: uniqueName('q'),
+      logger,
+      clients: {
+        kafka,
+        kafkaOutage: createOutageLog(logger, 'kafka'),
+        producer: createProducer(kafka, 'plain'),
+        queue,
+      },
+      kafka: { topicPrefix, groupId: uniqueName('g') },
+      watchdog: { stallMs: 60_000, exitAfterMs: 180_000 },
+      reconcileMs: 30_000,
+      budgetMs: 250,
       readers: createBlockReaders({ rpcUrls: new Map(), concurrency: 1 }),
       // The gateway creates a stream (PostgreSQL first, then the change) after the load read
       // PostgreSQL and before the change consumer has started.

@@ -2,29 +2,27 @@ import { randomUUID } from 'node:crypto';
 import {
   type DeadLetter,
   type Gap,
+  type TopicReplication,
   blockEventCodec,
   createDeadLetters,
   createGapGuard,
-  createKafka,
-  type TopicReplication,
   createLagProbe,
-  groupSession,
   ensureTopics,
+  groupSession,
   jsonCodec,
-  kafkaClientLogger,
+  topicsFor,
 } from '@tributary/bus';
 import { type Pool, createGapRepairStore } from '@tributary/db';
 import {
+  type OutageLog,
   PermanentFailure,
   createOutageLog,
   createProgressWatchdog,
   retryUntilDone,
 } from '@tributary/runtime';
-import { TOPICS, type BlockEvent, streamChange } from '@tributary/schema';
-import type { StreamStatus } from '@tributary/schema';
-import type { RedisConnectionOptions } from '@tributary/config';
-import { openWebhookQueue } from '@tributary/webhooks';
-import { type Consumer, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
+import { type BlockEvent, type StreamStatus, streamChange } from '@tributary/schema';
+import type { Queue } from 'bullmq';
+import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { BlockContentsUnavailableError } from '../complete/createBlockCompleter.ts';
 import { createStreamStore } from '../load/createStreamStore.ts';
@@ -35,9 +33,19 @@ import type { BlockReaders } from '../read/createBlockReaders.ts';
 export interface MatcherOptions {
   pool: Pool;
   logger: Logger;
+  /** Built by main.ts: the Kafka client, its dead-letter producer (`plain`) and the webhook queue (`failsFast`). */
+  clients: {
+    kafka: Kafka;
+    /** Where kafkajs' connection failures go (kafkaClientLogger): ended by the next block evaluated. */
+    kafkaOutage: OutageLog;
+    producer: Producer;
+    /**
+     * The enqueue is the fast path only (the rows are the outbox): a queue with no offline queue
+     * fails at once while Redis is away, instead of holding the block until Redis is back.
+     */
+    queue: Queue;
+  };
   kafka: {
-    brokers: string[];
-    clientId: string;
     topicPrefix: string;
     groupId: string;
     /** The group session's timeout: how soon a standby takes over from a member that died. */
@@ -47,27 +55,24 @@ export interface MatcherOptions {
     /** How the topics it creates are replicated (default: a single broker's 1 and 1). */
     replication?: TopicReplication;
   };
-  /** The delivery queue's Redis (`redisConnection`). */
-  redis: RedisConnectionOptions;
-  queuePrefix: string;
   /** Contract reads and balances for triggers and getNativeBalances. */
   readers: BlockReaders;
   /** Called once the streams are loaded and before the change consumer runs (tests widen the window with it). */
   afterStreamsLoaded?: () => Promise<void>;
   /** Work waiting and no block evaluated for this long: not ready; for `exitAfterMs`: onFatal. */
-  watchdog?: { stallMs: number; exitAfterMs: number; intervalMs?: number };
+  watchdog: { stallMs: number; exitAfterMs: number; intervalMs?: number };
   /** The matcher cannot go on (a consumer kafkajs will not restart, a stall): exit for a restart. */
   onFatal?: (reason: string, err?: unknown) => void;
   /** How often the streams are compared with PostgreSQL, for a change event that never came (0: never). */
-  reconcileMs?: number;
+  reconcileMs: number;
   /** A poison message went to the dead-letter topic (for the metrics). */
   onDeadLetter?: (letter: DeadLetter) => void;
   /** Time per block, matches and deliveries created. */
   metrics?: MatcherMetrics;
   /** A gap found in the block topic (the broker lost messages): counted; the blocks are published again. */
   onGap?: (gap: Gap) => void;
-  /** Time one stream may take to evaluate one block (default 250 ms); over it, it is no longer evaluated. */
-  budgetMs?: number;
+  /** Time one stream may take to evaluate one block; over it, it is no longer evaluated. */
+  budgetMs: number;
 }
 
 export interface Matcher {
@@ -75,6 +80,7 @@ export interface Matcher {
   start(untilUp?: <T>(what: string, step: () => Promise<T>) => Promise<T>): Promise<void>;
   /** Stops consuming (offsets of finished messages are committed by kafkajs). */
   stopIntake(): Promise<void>;
+  /** Disconnects its consumers and the producer (main.ts closes the queue, which the backfiller shares). */
   close(): Promise<void>;
   /** Throws with what is missing while the matcher is not ready. */
   checkReady(): void;
@@ -99,25 +105,12 @@ export interface Matcher {
  */
 export function createMatcher(opts: MatcherOptions): Matcher {
   const { logger } = opts;
-  // kafkajs logs every failed connection of a broker restart: one outage line instead, ended by
-  // the next block evaluated.
-  const kafkaOutage = createOutageLog(logger, 'kafka');
-  const kafka = createKafka({
-    brokers: opts.kafka.brokers,
-    clientId: opts.kafka.clientId,
-    logger: kafkaClientLogger(logger, kafkaOutage),
-  });
-  const changesTopic = `${opts.kafka.topicPrefix}${TOPICS.streamChanges}`;
-  const blocksTopic = `${opts.kafka.topicPrefix}${TOPICS.blocks}`;
-  const deadLetterTopic = `${opts.kafka.topicPrefix}${TOPICS.deadLetters}`;
-  // The enqueue is the fast path only (the rows are the outbox): with no offline queue it fails
-  // at once while Redis is away, instead of holding the block until Redis is back.
-  const queue = openWebhookQueue({
-    redis: opts.redis,
-    prefix: opts.queuePrefix,
-    mode: 'failsFast',
-    onBroken: (err) => fatal('the webhook queue lost Redis while it was set up', err),
-  });
+  const { kafka, kafkaOutage, producer, queue } = opts.clients;
+  const {
+    streamChanges: changesTopic,
+    blocks: blocksTopic,
+    deadLetters: deadLetterTopic,
+  } = topicsFor(opts.kafka.topicPrefix);
   const redisOutage = createOutageLog(logger, 'redis (fast-path enqueue; the relay delivers meanwhile)');
   queue.on('error', (err) => redisOutage.failed(err));
   const store = createStreamStore({ pool: opts.pool, logger });
@@ -130,14 +123,13 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     ...(opts.metrics
       ? { onCompletion: opts.metrics.blockCompleted, onSuspended: opts.metrics.streamSuspended }
       : {}),
-    ...(opts.budgetMs !== undefined ? { budgetMs: opts.budgetMs } : {}),
+    budgetMs: opts.budgetMs,
     onEnqueue: (err) => (err === undefined ? redisOutage.ok() : redisOutage.failed(err)),
     ...(opts.metrics ? { onStored: opts.metrics.stored } : {}),
   });
   const stopping = new AbortController();
   const blockOutage = createOutageLog(logger, 'block evaluation');
   const changeOutage = createOutageLog(logger, 'stream reload (PostgreSQL)');
-  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   const deadLetters = createDeadLetters({
     producer,
     topicPrefix: opts.kafka.topicPrefix,
@@ -169,9 +161,9 @@ export function createMatcher(opts: MatcherOptions): Matcher {
   const watchdog = createProgressWatchdog({
     name: 'block consumer',
     logger,
-    stallMs: opts.watchdog?.stallMs ?? 60_000,
-    exitAfterMs: opts.watchdog?.exitAfterMs ?? 180_000,
-    intervalMs: opts.watchdog?.intervalMs,
+    stallMs: opts.watchdog.stallMs,
+    exitAfterMs: opts.watchdog.exitAfterMs,
+    intervalMs: opts.watchdog.intervalMs,
     // Its own partitions' lag: a standby holds none, and is never stalled by the work of the active member.
     backlog: () => lagProbe.lag(assigned),
     onStalled: (reason) => fatal(`stalled: ${reason}`),
@@ -389,7 +381,7 @@ export function createMatcher(opts: MatcherOptions): Matcher {
         },
       });
       isReady = true;
-      const everyMs = opts.reconcileMs ?? 30_000;
+      const everyMs = opts.reconcileMs;
       if (everyMs > 0) {
         reconcileTimer = setInterval(() => {
           store.reconcile().then(
@@ -428,7 +420,6 @@ export function createMatcher(opts: MatcherOptions): Matcher {
         .then(() => admin.deleteGroups([changesGroupId]))
         .catch(() => undefined)
         .finally(() => admin.disconnect());
-      await queue.close();
     },
     ready: () => isReady,
     checkReady() {

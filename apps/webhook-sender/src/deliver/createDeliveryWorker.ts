@@ -1,15 +1,9 @@
-import {
-  type DeliveryOutcome,
-  WEBHOOK_QUEUE,
-  enqueueFollowUps,
-  jobIdFor,
-  openWebhookQueue,
-} from '@tributary/webhooks';
+import { type DeliveryOutcome, WEBHOOK_QUEUE, enqueueFollowUps, jobIdFor } from '@tributary/webhooks';
 import { nextInSequence, renameDeliveryJobs, setDeliveriesAside, setDeliveryJobs } from '@tributary/db';
 import { type WebhookJob, webhookJob } from '@tributary/schema';
 import { createOutageLog } from '@tributary/runtime';
 import type { RedisConnectionOptions } from '@tributary/config';
-import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
 import { type AttemptDeps, attemptDelivery, createDeliveryStore, slowEndpointMs } from './attemptDelivery.ts';
 import { createEndpointSlots } from './createEndpointSlots.ts';
 import { createOwnFailureJudge } from './judgeOwnFailure.ts';
@@ -26,7 +20,7 @@ export interface DeliveryWorker {
   isRunning(): boolean;
   /** Endpoints with no free request slot in this process now. */
   saturatedEndpoints(): number;
-  /** Stops taking jobs, waits for the attempts in flight (and their follow-up jobs), closes Redis. */
+  /** Stops taking jobs, waits for the attempts in flight (and their follow-up jobs); main.ts closes the queue after. */
   close(): Promise<void>;
 }
 
@@ -43,8 +37,10 @@ export interface DeliveryWorker {
  */
 export function createDeliveryWorker(
   deps: AttemptDeps & {
-    /** The queue's Redis (`redisConnection`). */
+    /** The queue's Redis (`redisConnection`), for the BullMQ worker's own connections. */
     redis: RedisConnectionOptions;
+    /** The webhook queue (`waits`) the follow-up jobs of an attempt go to: built by main.ts. */
+    followUps: Queue;
     queuePrefix: string;
     concurrency: number;
     /** Requests in flight to one endpoint (origin) from this process (0: no bound). */
@@ -78,12 +74,7 @@ export function createDeliveryWorker(
     thresholdMs: slowEndpointMs(deps.timeoutMs),
     limit: Math.max(1, Math.floor(deps.concurrency / 2)),
   });
-  const followUps = openWebhookQueue({
-    redis: deps.redis,
-    prefix: deps.queuePrefix,
-    mode: 'waits',
-    onBroken: deps.onRedisBroken,
-  });
+  const { followUps } = deps;
   /**
    * The next numbered delivery of an ordered stream goes now, under a job named on its row first
    * (its earlier job, waiting or parked, no longer owns it). Should this fail, the relay finds it:
@@ -331,7 +322,6 @@ export function createDeliveryWorker(
     saturatedEndpoints: () => slots.saturated(),
     close: async () => {
       await worker.close();
-      await followUps.close();
     },
   };
 }

@@ -1,6 +1,6 @@
 import { TOPICS } from '@tributary/schema';
 import { execFile } from 'node:child_process';
-import { createDeadLetters, createIdempotentProducer, createKafka, ensureTopics } from '@tributary/bus';
+import { createDeadLetters, createProducer, createKafka, ensureTopics } from '@tributary/bus';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import {
@@ -426,7 +426,7 @@ describe('admin dead-letters', () => {
     const topicPrefix = `${uniqueName('dl')}.`;
     const kafka = createKafka({ brokers: settings.kafkaBrokers, clientId: 'admin-test' });
     await ensureTopics(kafka, [{ topic: `${topicPrefix}${TOPICS.deadLetters}` }]);
-    const producer = createIdempotentProducer(kafka);
+    const producer = createProducer(kafka, 'ordered');
     await producer.connect();
     const deadLetters = createDeadLetters({ producer, topicPrefix, consumer: 'stream-matcher' });
     const hash = `0x${'ab'.repeat(32)}`;

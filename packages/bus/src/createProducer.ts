@@ -7,15 +7,29 @@ const COMPRESSION: Record<Compression, CompressionTypes> = {
   gzip: CompressionTypes.GZIP,
 };
 
-/** Idempotent (no duplicates from producer retries, order kept): one request in flight, acks from all replicas. */
-export function createIdempotentProducer(kafka: Kafka): Producer {
+/**
+ * The two kinds of producer the services use, the one way each is built:
+ * - `ordered`: idempotent (no duplicates from producer retries, order kept): one request in flight,
+ *   acks from all replicas, topics made beforehand (never by the producer), retries without end:
+ *   a broker that stays down stalls the caller (the follower's checkpoint does not move) until
+ *   shutdown's deadline. The block topic and the dead letters of a consumer that commits past them.
+ * - `plain`: the client's retries, then a failure the caller handles (a best-effort stream change,
+ *   a dead letter the caller retries itself); a topic missing is made with the broker's defaults.
+ */
+export type ProducerKind = 'ordered' | 'plain';
+
+export function createProducer(kafka: Kafka, kind: ProducerKind): Producer {
+  // DefaultPartitioner: named explicitly, which also silences kafkajs' start-up warning about it.
+  if (kind === 'plain')
+    return kafka.producer({
+      allowAutoTopicCreation: true,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
   return kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
     createPartitioner: Partitioners.DefaultPartitioner,
-    // Unbounded retries keep the idempotence guarantees; a broker that stays down stalls the
-    // follower (its checkpoint does not move) until shutdown's deadline.
     retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 200, maxRetryTime: 5_000 },
   });
 }
