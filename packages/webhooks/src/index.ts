@@ -38,10 +38,12 @@ export {
   enqueueDeliveries,
   enqueueDelivery,
   enqueueFollowUps,
-} from './deliveryJob.ts';
+  type FollowUpJob,
+} from './outbox/deliveryJobs.ts';
 export { type QueueRedisMode, openWebhookQueue } from './openWebhookQueue.ts';
 export { keccak256Utf8 } from './keccak256.ts';
 export { redactUrl } from './redactUrl.ts';
 export { type DeliveryJobReason, jobIdFor } from './outbox/jobIdFor.ts';
 export { replayDelivery } from './outbox/replayDelivery.ts';
 export { resumeHeldDeliveries } from './outbox/resumeHeldDeliveries.ts';
+export { enqueueCommitted, nameThenEnqueue, renameThenEnqueue } from './outbox/handOver.ts';

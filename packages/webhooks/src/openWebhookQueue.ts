@@ -1,5 +1,5 @@
 import { Queue, type RedisOptions } from 'bullmq';
-import { WEBHOOK_QUEUE } from './deliveryJob.ts';
+import { WEBHOOK_QUEUE } from './outbox/deliveryJobs.ts';
 
 /**
  * How a queue client meets a Redis that is away:

@@ -27,7 +27,7 @@ import {
 import {
   BACKFILL_JOB_PRIORITY,
   assignDeliveryJobs,
-  enqueueAssignedDeliveries,
+  enqueueCommitted,
   jobIdFor,
   serializeWebhook,
 } from '@tributary/webhooks';
@@ -229,9 +229,9 @@ export function createStreamBackfiller(opts: StreamBackfillerOptions): StreamBac
       return true;
     }
     // The fast path; the sender's relay enqueues whatever this misses (at the backfill's priority).
-    await enqueueAssignedDeliveries(opts.queue, jobs, BACKFILL_JOB_PRIORITY).catch((err: unknown) =>
-      logger.warn({ err, backfill: b.id }, 'backfill webhooks not enqueued: the relay will'),
-    );
+    const { error } = await enqueueCommitted(opts.queue, jobs, { priority: BACKFILL_JOB_PRIORITY });
+    if (error !== undefined)
+      logger.warn({ err: error, backfill: b.id }, 'backfill webhooks not enqueued: the relay will');
     opts.onChunk?.({ blocks: counts, webhooks: rows.length, dryRun: b.dryRun });
     logger.info(
       {

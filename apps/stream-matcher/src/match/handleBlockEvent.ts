@@ -22,8 +22,8 @@ import {
 import { type CompiledStream, enrichMatch, isAfterStreamStart } from '@tributary/stream-rules';
 import {
   assignDeliveryJobs,
+  enqueueCommitted,
   jobIdFor,
-  enqueueAssignedDeliveries,
   removalNoticeBody,
   serializeWebhook,
 } from '@tributary/webhooks';
@@ -84,22 +84,9 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
   /** The fast path: resolves with the jobs handed to Redis, 0 when the relay is left to do it. */
   async function enqueueFast(jobs: { deliveryId: string; jobId: string }[]): Promise<number> {
     if (jobs.length === 0) return 0;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        enqueueAssignedDeliveries(deps.queue, jobs),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`enqueue took over ${timeoutMs} ms`)), timeoutMs);
-        }),
-      ]);
-      deps.onEnqueue?.(undefined);
-      return jobs.length;
-    } catch (err) {
-      deps.onEnqueue?.(err);
-      return 0;
-    } finally {
-      clearTimeout(timer);
-    }
+    const { enqueued, error } = await enqueueCommitted(deps.queue, jobs, { timeoutMs });
+    deps.onEnqueue?.(error);
+    return enqueued;
   }
 
   /**

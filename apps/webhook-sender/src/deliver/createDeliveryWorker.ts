@@ -1,5 +1,12 @@
-import { type DeliveryOutcome, WEBHOOK_QUEUE, enqueueFollowUps, jobIdFor } from '@tributary/webhooks';
-import { nextInSequence, renameDeliveryJobs, setDeliveriesAside, setDeliveryJobs } from '@tributary/db';
+import {
+  type DeliveryOutcome,
+  WEBHOOK_QUEUE,
+  type FollowUpJob,
+  jobIdFor,
+  nameThenEnqueue,
+  renameThenEnqueue,
+} from '@tributary/webhooks';
+import { nextInSequence, setDeliveriesAside } from '@tributary/db';
 import { type WebhookJob, webhookJob } from '@tributary/schema';
 import { createOutageLog } from '@tributary/runtime';
 import type { RedisConnectionOptions } from '@tributary/config';
@@ -83,13 +90,14 @@ export function createDeliveryWorker(
   async function handTurn(streamId: string, sequence: number): Promise<void> {
     const next = await nextInSequence(deps.pool, streamId, sequence);
     if (!next) return;
-    const jobId = jobIdFor({ for: 'turn', deliveryId: next.id });
-    const renamed = await renameDeliveryJobs(deps.pool, [
-      { deliveryId: next.id, expected: next.jobId, jobId },
-    ]);
-    if (!renamed.has(next.id)) return;
-    await enqueueFollowUps(followUps, [
-      { deliveryId: next.id, jobId, attemptsBefore: next.attempts, delayMs: 0 },
+    await renameThenEnqueue(deps.pool, followUps, [
+      {
+        deliveryId: next.id,
+        expected: next.jobId,
+        jobId: jobIdFor({ for: 'turn', deliveryId: next.id }),
+        attemptsBefore: next.attempts,
+        delayMs: 0,
+      },
     ]);
   }
   const attemptDeps = { ...deps, store, slots, onSequenceSettled: handTurn };
@@ -149,9 +157,8 @@ export function createDeliveryWorker(
     }
   }
 
-  type FollowUp = Parameters<typeof enqueueFollowUps>[1][number];
   /** What a batch member's outcome leaves to do: a job of its own, or nothing. */
-  function followUpOf(deliveryId: string, result: DeliveryOutcome): FollowUp | undefined {
+  function followUpOf(deliveryId: string, result: DeliveryOutcome): FollowUpJob | undefined {
     switch (result.outcome) {
       case 'retry':
         return {
@@ -200,7 +207,7 @@ export function createDeliveryWorker(
     const settled = await Promise.allSettled(
       deliveryIds.map((id) => attemptDelivery(attemptDeps, id, 0, true, job.id)),
     );
-    const alone: FollowUp[] = [];
+    const alone: FollowUpJob[] = [];
     const outcomes: Record<string, number> = {};
     let firstError: unknown;
     for (const [i, s] of settled.entries()) {
@@ -220,11 +227,7 @@ export function createDeliveryWorker(
       if (next) alone.push({ ...next, priority: job.opts.priority });
     }
     // Each row names its new job before the job exists: the relay never sees a member without one.
-    await setDeliveryJobs(
-      deps.pool,
-      alone.map((a) => ({ deliveryId: a.deliveryId, jobId: a.jobId })),
-    );
-    await enqueueFollowUps(followUps, alone);
+    await nameThenEnqueue(deps.pool, followUps, alone);
     // The batch runs again (postponed below): its members with an outcome are skipped then.
     if (firstError !== undefined) throw firstError;
     return outcomes;

@@ -1,6 +1,6 @@
-import { type Pool, listPendingJobs, renameDeliveryJobs } from '@tributary/db';
+import { type Pool, listPendingJobs } from '@tributary/db';
 import { type OutageLog, createOutageLog } from '@tributary/runtime';
-import { BACKFILL_JOB_PRIORITY, enqueueFollowUps, jobIdFor } from '@tributary/webhooks';
+import { BACKFILL_JOB_PRIORITY, jobIdFor, renameThenEnqueue } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -70,24 +70,20 @@ export function createOutboxRelay(deps: {
       const missing = await missingJobs(page.map((p) => p.jobId));
       const lost = page.filter((_, i) => missing[i]);
       if (lost.length > 0) {
-        const renames = lost.map((p) => ({
-          deliveryId: p.deliveryId,
-          expected: p.jobId,
-          jobId: jobIdFor({ for: 'relay', deliveryId: p.deliveryId }),
-        }));
         // Named first: should the enqueue not happen, the next pass finds the job missing again.
-        const renamed = await renameDeliveryJobs(deps.pool, renames);
-        const jobs = lost
-          .filter((p) => renamed.has(p.deliveryId))
-          .map((p) => ({
+        const renamed = await renameThenEnqueue(
+          deps.pool,
+          deps.queue,
+          lost.map((p) => ({
             deliveryId: p.deliveryId,
+            expected: p.jobId,
             jobId: jobIdFor({ for: 'relay', deliveryId: p.deliveryId }),
             attemptsBefore: p.attempts,
             delayMs: 0,
             ...(p.backfill ? { priority: BACKFILL_JOB_PRIORITY } : {}),
-          }));
-        await enqueueFollowUps(deps.queue, jobs);
-        requeued += jobs.length;
+          })),
+        );
+        requeued += renamed.size;
       }
       if (page.length < pageSize) break;
     }

@@ -1,6 +1,6 @@
 import { type Pool, releaseHeldDeliveries } from '@tributary/db';
 import type { Queue } from 'bullmq';
-import { enqueueDelivery } from '../deliveryJob.ts';
+import { enqueueDelivery } from './deliveryJobs.ts';
 import { jobIdFor } from './jobIdFor.ts';
 
 /**

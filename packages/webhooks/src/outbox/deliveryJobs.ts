@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { DeliveryBatchJob, DeliveryJob } from '@tributary/schema';
-import { isBatchJobId, jobIdFor } from './outbox/jobIdFor.ts';
+import { isBatchJobId, jobIdFor } from './jobIdFor.ts';
 
 /** BullMQ queue of webhook deliveries (the prefix isolates deployments and tests). */
 export const WEBHOOK_QUEUE = 'webhooks';
@@ -110,19 +110,19 @@ export async function enqueueDeliveries(
   );
 }
 
-/** Members of a batch job that go on alone, each as a `deliveryJob` (one pipelined round trip). */
-export async function enqueueFollowUps(
-  queue: Queue,
-  items: readonly {
-    deliveryId: string;
-    jobId: string;
-    attemptsBefore: number;
-    delayMs: number;
-    busyEndpoint?: string;
-    /** The priority of the job it comes from (a backfill's); absent: a live delivery's. */
-    priority?: number | undefined;
-  }[],
-): Promise<void> {
+/** A delivery that goes on under a job of its own: a batch member alone, a retry, a relayed or next-turn job. */
+export interface FollowUpJob {
+  deliveryId: string;
+  jobId: string;
+  attemptsBefore: number;
+  delayMs: number;
+  busyEndpoint?: string;
+  /** The priority of the job it comes from (a backfill's); absent: a live delivery's. */
+  priority?: number | undefined;
+}
+
+/** Follow-up jobs, each as a `deliveryJob` (one pipelined round trip). */
+export async function enqueueFollowUps(queue: Queue, items: readonly FollowUpJob[]): Promise<void> {
   if (items.length === 0) return;
   await queue.addBulk(
     items.map(({ deliveryId, jobId, attemptsBefore, delayMs, busyEndpoint, priority }) => ({
