@@ -165,10 +165,14 @@ export const webhookBody = z
       description:
         'Beyond the hosted service: present (true) only in a removal notice, the webhook a stream with notifyRemovals gets when a reorg orphans a block whose unconfirmed webhook it was sent',
     }),
-    backfillId: z.uuid().optional().meta({
-      description:
-        'Beyond the hosted service: the id of the per-stream backfill that sent it (POST /streams/evm/{id}/backfill); absent in live webhooks',
-    }),
+    backfillId: z
+      .string()
+      .regex(/^[1-9][0-9]*$/, 'must be a backfill id (a positive decimal integer)')
+      .optional()
+      .meta({
+        description:
+          'Beyond the hosted service: the id of the per-stream backfill that sent it (POST /streams/evm/{id}/backfill), a decimal string; absent in live webhooks',
+      }),
     sequence: z
       .string()
       .regex(/^[1-9][0-9]*$/, 'must be a positive decimal integer')

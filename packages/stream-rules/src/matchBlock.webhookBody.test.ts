@@ -169,7 +169,7 @@ describe('the bodies matchBlock builds fit the webhook body contract', () => {
     const enriched: WebhookBody = {
       ...body,
       removed: true,
-      backfillId: '00000000-0000-4000-8000-0000000000bf',
+      backfillId: '17',
       sequence: '42',
       retries: 3,
       logs: body.logs.map((l) => ({ ...l, triggers: trigger })),

@@ -144,7 +144,7 @@ describe('GET /openapi.json and GET /docs', () => {
       serializeWebhook({
         confirmed: true,
         removed: true,
-        backfillId: '00000000-0000-4000-8000-0000000000bf',
+        backfillId: '17',
         sequence: '1',
         chainId: '0x1',
         abi: [],
