@@ -394,3 +394,7 @@ describe('chain shapes over the whole pipeline', () => {
     expect(rows).toEqual([{ supply: '3000' }]);
   });
 });
+
+it('received only bodies of the webhook body contract', () => {
+  expect(receiver.offContract().map((w) => [w.path, w.contractIssues])).toEqual([]);
+});

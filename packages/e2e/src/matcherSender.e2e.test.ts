@@ -577,3 +577,7 @@ describe(
     });
   },
 );
+
+it('received only bodies of the webhook body contract', () => {
+  expect(receiver.offContract().map((w) => [w.path, w.contractIssues])).toEqual([]);
+});

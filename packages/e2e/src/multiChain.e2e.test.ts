@@ -182,3 +182,7 @@ describe('two chains followed at once', () => {
     });
   });
 });
+
+it('received only bodies of the webhook body contract', () => {
+  expect(receiver.offContract().map((w) => [w.path, w.contractIssues])).toEqual([]);
+});

@@ -252,3 +252,7 @@ describe('ordered delivery', () => {
     }
   }, 180_000);
 });
+
+it('received only bodies of the webhook body contract', () => {
+  expect(receiver.offContract().map((w) => [w.path, w.contractIssues])).toEqual([]);
+});

@@ -162,3 +162,7 @@ describe('reorgs while a stream is active', () => {
     await assertTablesMatchChain(pipeline.pool, chain);
   }, 600_000);
 });
+
+it('received only bodies of the webhook body contract', () => {
+  expect(receiver.offContract().map((w) => [w.path, w.contractIssues])).toEqual([]);
+});

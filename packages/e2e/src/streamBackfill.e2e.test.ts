@@ -302,3 +302,7 @@ describe('per-stream backfill', () => {
     expect(await followerCheckpoint(pipeline.pool)).toBeGreaterThanOrEqual(head);
   });
 });
+
+it('received only bodies of the webhook body contract', () => {
+  expect(receiver.offContract().map((w) => [w.path, w.contractIssues])).toEqual([]);
+});

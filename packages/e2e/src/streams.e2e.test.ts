@@ -290,3 +290,7 @@ describe('streams over the whole pipeline', () => {
     expect(entry).toMatchObject({ streamId, status: 'delivered', errorMessage: '' });
   }, 240_000);
 });
+
+it('received only bodies of the webhook body contract', () => {
+  expect(receiver.offContract().map((w) => [w.path, w.contractIssues])).toEqual([]);
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { WebhookBody as SentBody } from '@tributary/webhooks';
+import type { WebhookBody as SentBody } from '@tributary/schema';
 import {
   body,
   committed,

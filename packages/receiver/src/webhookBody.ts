@@ -1,7 +1,8 @@
 /**
  * The webhook body as Tributary sends it (the hosted format plus `removed`, `backfillId` and
- * `sequence`). A copy of the sender's types (packages/webhooks), so that a receiver's app depends
- * on nothing of the service: `webhookBody.test.ts` holds the two to each other.
+ * `sequence`). A copy of the types the contract infers (`webhookBody` of packages/schema, which
+ * the sender's builders are typed by), so that a receiver's app depends on nothing of the service
+ * and on no schema library: `webhookBody.test.ts` holds the two to each other.
  */
 export interface WebhookLog {
   logIndex: string;
@@ -61,14 +62,24 @@ export interface WebhookErc20Transfer {
 }
 
 /** An ERC20 Approval(owner, spender, value): the transfer's fields with owner and spender for from and to. */
-export type WebhookErc20Approval = Omit<WebhookErc20Transfer, 'from' | 'to'> & {
+export interface WebhookErc20Approval {
+  transactionHash: string;
+  logIndex: string;
+  contract: string;
   owner: string;
   spender: string;
-};
+  value: string;
+  tokenName: string;
+  tokenSymbol: string;
+  tokenDecimals: string;
+  valueWithDecimals: string;
+  possibleSpam: boolean;
+  triggers?: TriggerResult[];
+}
 
 /** The NFT metadata of an item: the contract's standard, name and symbol ("" when unknown). */
 export interface WebhookNftMetadata {
-  tokenContractType: string;
+  tokenContractType: '' | 'ERC721' | 'ERC1155';
   tokenName: string;
   tokenSymbol: string;
 }

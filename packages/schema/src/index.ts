@@ -10,3 +10,4 @@ export * from './streamRequests.ts';
 export * from './streamResponses.ts';
 export * from './errorBody.ts';
 export * from './webhookJob.ts';
+export * from './webhookBody.ts';

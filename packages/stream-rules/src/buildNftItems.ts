@@ -1,12 +1,12 @@
 import { type NftEvent, decodeNftEvent } from '@tributary/evm';
-import type { ChainLog } from '@tributary/schema';
 import type {
+  ChainLog,
   WebhookErc1155Approval,
   WebhookErc721Approval,
   WebhookNftApproval,
   WebhookNftMetadata,
   WebhookNftTransfer,
-} from '@tributary/webhooks';
+} from '@tributary/schema';
 import type { TokenInfo } from './matchBlock.ts';
 
 export interface NftItems {
@@ -47,7 +47,9 @@ function addItems(out: NftItems, log: ChainLog, event: NftEvent, token: TokenInf
     logIndex: String(log.logIndex),
     contract: log.address,
   };
-  const meta = (standard: string | null | undefined): WebhookNftMetadata => ({
+  const meta = (
+    standard: WebhookNftMetadata['tokenContractType'] | null | undefined,
+  ): WebhookNftMetadata => ({
     tokenContractType: standard ?? '',
     tokenName: token?.name ?? '',
     tokenSymbol: token?.symbol ?? '',

@@ -1,4 +1,4 @@
-import type { TriggerResult, WebhookBody, WebhookLog } from '@tributary/webhooks';
+import type { TriggerResult, WebhookBody, WebhookLog } from '@tributary/schema';
 import type { CompiledStream } from './compileStream.ts';
 import { type ItemKind, itemKindOf, resolveSelector } from './selectors.ts';
 import {

@@ -4,18 +4,16 @@ import {
   type ChainTransaction,
   type FullBlockEvent,
   type InternalTransaction,
+  type WebhookBody,
+  type WebhookErc20Approval,
+  type WebhookErc20Transfer,
+  type WebhookLog,
+  type WebhookTx,
   contentsOf,
   describeContents,
   isEmptyContents,
   missingContents,
 } from '@tributary/schema';
-import type {
-  WebhookBody,
-  WebhookErc20Approval,
-  WebhookErc20Transfer,
-  WebhookLog,
-  WebhookTx,
-} from '@tributary/webhooks';
 import { formatUnits } from 'viem';
 import { buildNftItems } from './buildNftItems.ts';
 import type { CompiledStream } from './compileStream.ts';

@@ -1,4 +1,4 @@
-import type { TriggerResult } from '@tributary/webhooks';
+import type { TriggerResult } from '@tributary/schema';
 import {
   type AbiFunction,
   type AbiParameter,

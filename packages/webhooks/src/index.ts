@@ -1,23 +1,10 @@
 export {
-  type NativeBalance,
   TEST_WEBHOOK_BODY,
-  type TriggerResult,
-  type WebhookBody,
-  type WebhookErc20Approval,
-  type WebhookErc1155Approval,
-  type WebhookErc20Transfer,
-  type WebhookErc721Approval,
-  type WebhookInternalTx,
-  type WebhookLog,
-  type WebhookNftApproval,
-  type WebhookNftMetadata,
-  type WebhookNftTransfer,
-  type WebhookTx,
   bodyForAttempt,
   removalNoticeBody,
   serializeWebhook,
   withRetries,
-} from './webhookBody.ts';
+} from './serializeWebhook.ts';
 export {
   type SigningSecrets,
   signWebhook,

@@ -3,7 +3,7 @@ import { Webhook as SvixWebhook } from 'svix';
 import { describe, expect, it } from 'vitest';
 import { signWebhook, webhookHeaders } from './signWebhook.ts';
 import { standardWebhooksKey } from './standardWebhooksKey.ts';
-import { TEST_WEBHOOK_BODY, serializeWebhook, withRetries } from './webhookBody.ts';
+import { TEST_WEBHOOK_BODY, serializeWebhook, withRetries } from './serializeWebhook.ts';
 
 const VECTOR_BODY =
   '{"confirmed":true,"chainId":"0x1","abi":[],"streamId":"s","tag":"t","retries":0,"block":{"number":"1","hash":"0x","timestamp":"1"},"logs":[],"txs":[],"txsInternal":[],"erc20Transfers":[],"erc20Approvals":[],"nftTransfers":[],"nftApprovals":{"ERC721":[],"ERC1155":[]},"nftTokenApprovals":[],"nativeBalances":[]}';

@@ -1,4 +1,4 @@
-import { errorBody } from '@tributary/schema';
+import { errorBody, webhookBody } from '@tributary/schema';
 import { z } from 'zod';
 import type { ResponseContract, RouteContract } from './routeContract.ts';
 
@@ -11,6 +11,26 @@ export interface OpenApiDocument {
   components: { securitySchemes: Record<string, unknown>; schemas: Record<string, JsonSchema> };
   security: Record<string, string[]>[];
   paths: Record<string, Record<string, OpenApiOperation>>;
+  /** What the service POSTs to a stream's webhookUrl (OpenAPI 3.1 `webhooks`). */
+  webhooks: Record<string, { post: OpenApiWebhookOperation }>;
+}
+
+interface OpenApiWebhookOperation {
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description: string;
+  parameters: OpenApiHeader[];
+  requestBody: { required: true; content: { 'application/json': { schema: JsonSchema } } };
+  responses: Record<string, { description: string }>;
+}
+
+interface OpenApiHeader {
+  name: string;
+  in: 'header';
+  required: boolean;
+  description: string;
+  schema: JsonSchema;
 }
 
 export interface OpenApiParameter {
@@ -128,6 +148,49 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output', components: Com
   return renameRefs(rest, names) as JsonSchema;
 }
 
+/** The webhook a stream POSTs, its body converted from the contract the builders are typed by. */
+function streamWebhookOf(components: Components): OpenApiWebhookOperation {
+  const header = (name: string, required: boolean, description: string): OpenApiHeader => ({
+    name,
+    in: 'header',
+    required,
+    description,
+    schema: { type: 'string' },
+  });
+  return {
+    operationId: 'streamWebhook',
+    tags: ['streams'],
+    summary: "A stream's webhook",
+    description:
+      'POSTed to the webhookUrl of an active stream, once per (stream, block, confirmed): confirmed false when the block is first seen, true once it is deep enough. Retried on a non-2xx answer, a timeout or a connection error. On create, update and re-activation the stream is first sent the hosted service\'s test body (every array empty, "" for the block and chainId), which is not of this schema.',
+    parameters: [
+      header(
+        'x-signature',
+        true,
+        "0x + lower-case hex of keccak256(the body bytes + the account's secret; the previous secret during a rotation window)",
+      ),
+      header('x-queue-size', true, "The stream's pending deliveries"),
+      header('webhook-id', true, 'Standard Webhooks: the delivery id, stable across retries'),
+      header('webhook-timestamp', true, 'Standard Webhooks: Unix seconds of this attempt'),
+      header(
+        'webhook-signature',
+        true,
+        'Standard Webhooks: v1,<base64 HMAC-SHA256 of id.timestamp.body>, one per secret (space-separated) during a rotation window',
+      ),
+    ],
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: jsonSchemaOf(webhookBody, 'output', components) } },
+    },
+    responses: {
+      '2XX': { description: 'Received: the delivery is done' },
+      default: {
+        description: 'Any other answer, a timeout or a refused connection: the delivery is retried',
+      },
+    },
+  };
+}
+
 /** `/:address/logs` under `/api/v2.2` → `/api/v2.2/{address}/logs`. */
 export function openApiPath(contract: RouteContract): string {
   return `${contract.mount}${contract.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -213,6 +276,7 @@ export function buildOpenApiDocument(contracts: readonly RouteContract[], versio
       if (response.schema) jsonSchemaOf(response.schema, 'output', components);
     }
   }
+  const webhooks = { streamWebhook: { post: streamWebhookOf(components) } };
   const paths: OpenApiDocument['paths'] = {};
   for (const contract of contracts) {
     const path = openApiPath(contract);
@@ -234,5 +298,6 @@ export function buildOpenApiDocument(contracts: readonly RouteContract[], versio
     },
     security: [{ apiKey: [] }],
     paths,
+    webhooks,
   };
 }

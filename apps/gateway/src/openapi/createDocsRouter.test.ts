@@ -1,3 +1,5 @@
+import { webhookBody } from '@tributary/schema';
+import { serializeWebhook, webhookHeaders } from '@tributary/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';
 import type { OpenApiDocument } from './buildOpenApiDocument.ts';
@@ -34,7 +36,15 @@ describe('GET /openapi.json and GET /docs', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const doc = (await res.json()) as OpenApiDocument;
-    expect(Object.keys(doc)).toEqual(['openapi', 'info', 'tags', 'components', 'security', 'paths']);
+    expect(Object.keys(doc)).toEqual([
+      'openapi',
+      'info',
+      'tags',
+      'components',
+      'security',
+      'paths',
+      'webhooks',
+    ]);
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info).toEqual({
       title: 'Tributary',
@@ -105,6 +115,70 @@ describe('GET /openapi.json and GET /docs', () => {
       expect(ref, ref).toMatch(/^#\/components\/schemas\/\w+$/);
       expect(resolvePointer(doc, ref), ref).toBeTypeOf('object');
     }
+  });
+
+  it("documents the stream webhook: the sender's headers, and its body from the contract, in wire order", async () => {
+    const doc = (await (await fetch(`${gw.baseUrl}/openapi.json`)).json()) as OpenApiDocument;
+    expect(Object.keys(doc.webhooks)).toEqual(['streamWebhook']);
+    const op = doc.webhooks['streamWebhook']!.post;
+    const headers = webhookHeaders({
+      id: 'd',
+      body: '{}',
+      secrets: { current: 's', previous: 'p' },
+      queueSize: 0,
+    });
+    expect(op.parameters.map((p) => p.name).sort()).toEqual(
+      Object.keys(headers)
+        .filter((h) => h !== 'content-type')
+        .sort(),
+    );
+    const schema = op.requestBody.content['application/json'].schema;
+    expect(schema).toEqual({ $ref: '#/components/schemas/WebhookBody' });
+    const component = resolvePointer(doc, schema['$ref'] as string) as {
+      properties: Record<string, unknown>;
+      required: string[];
+      additionalProperties: boolean;
+    };
+    // Every member of a body the sender serializes (extras included), in the order it sends them.
+    const sent = JSON.parse(
+      serializeWebhook({
+        confirmed: true,
+        removed: true,
+        backfillId: '17',
+        sequence: '1',
+        chainId: '0x1',
+        abi: [],
+        streamId: '00000000-0000-4000-8000-000000000001',
+        tag: 't',
+        retries: 0,
+        block: { number: '1', hash: `0x${'1'.repeat(64)}`, timestamp: '1' },
+        logs: [],
+        txs: [],
+        txsInternal: [],
+        erc20Transfers: [],
+        erc20Approvals: [],
+        nftTransfers: [],
+        nftApprovals: { ERC721: [], ERC1155: [] },
+        nftTokenApprovals: [],
+        nativeBalances: [],
+      }),
+    ) as Record<string, unknown>;
+    expect(webhookBody.safeParse(sent).error?.issues).toBeUndefined();
+    expect(Object.keys(component.properties)).toEqual(Object.keys(sent));
+    expect(component.required).toEqual(
+      Object.keys(sent).filter((k) => !['removed', 'backfillId', 'sequence'].includes(k)),
+    );
+    expect(component.additionalProperties).toBe(false);
+    // The items are components of their own, rendered on /docs like every schema.
+    const html = await (await fetch(`${gw.baseUrl}/docs`)).text();
+    for (const name of [
+      'WebhookBody',
+      'WebhookLog',
+      'WebhookTx',
+      'WebhookErc20Transfer',
+      'WebhookNftTransfer',
+    ])
+      expect(html).toContain(`id="schema-${name}"`);
   });
 
   it('renders /docs from the document: every route, parameter and status, without a key or a CDN', async () => {

@@ -11,7 +11,7 @@ import {
 import { type Pool, addStreamAddresses, createPool, insertStream } from '@tributary/db';
 import { readNftContractInfo } from '@tributary/evm';
 import { createLogger } from '@tributary/runtime';
-import type { FullBlockEvent } from '@tributary/schema';
+import { type FullBlockEvent, webhookBody } from '@tributary/schema';
 import { type StreamConfig, validateStreamConfig } from '@tributary/stream-rules';
 import {
   type StartedAnvil,
@@ -186,6 +186,7 @@ async function deliver(config: Partial<StreamConfig>, addresses: string[]) {
   expect(rows).toHaveLength(1);
   const raw = rows[0]!.body;
   expect(JSON.stringify(JSON.parse(raw))).toBe(raw);
+  expect(webhookBody.safeParse(JSON.parse(raw)).error?.issues).toBeUndefined();
   return { id, raw, body: JSON.parse(raw) as IWebhook };
 }
 

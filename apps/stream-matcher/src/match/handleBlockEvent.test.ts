@@ -3,7 +3,7 @@ import { createChainRegistry } from '@tributary/chains';
 import { demoTokenAbi, demoTokenBytecode, eventEmitterAbi, eventEmitterBytecode } from '@tributary/contracts';
 import { type Pool, addStreamAddresses, createPool, insertStream } from '@tributary/db';
 import { createLogger } from '@tributary/runtime';
-import type { ChainLog, ChainTransaction, FullBlockEvent } from '@tributary/schema';
+import { type ChainLog, type ChainTransaction, type FullBlockEvent, webhookBody } from '@tributary/schema';
 import { type StreamConfig, TRANSFER_TOPIC, validateStreamConfig } from '@tributary/stream-rules';
 import {
   createTestDatabase,
@@ -213,6 +213,7 @@ async function deliver(
   expect(rows.length).toBe(enqueued);
   if (!rows[0]) return { id, body: undefined };
   expect(JSON.stringify(JSON.parse(rows[0].body))).toBe(rows[0].body);
+  expect(webhookBody.safeParse(JSON.parse(rows[0].body)).error?.issues).toBeUndefined();
   return { id, body: JSON.parse(rows[0].body) as Record<string, unknown> };
 }
 
@@ -574,6 +575,7 @@ describe('removal notices', () => {
     expect(notice?.body).toBe(
       unconfirmed!.body.replace('{"confirmed":false,', '{"confirmed":false,"removed":true,'),
     );
+    expect(webhookBody.safeParse(JSON.parse(notice!.body)).error?.issues).toBeUndefined();
   });
 
   it('a stream in error gets its notice held, like its other deliveries', async () => {

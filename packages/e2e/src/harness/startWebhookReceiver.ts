@@ -1,5 +1,7 @@
 import { type IncomingHttpHeaders, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { webhookBody } from '@tributary/schema';
+import { TEST_WEBHOOK_BODY } from '@tributary/webhooks';
 
 export interface ReceivedWebhook {
   /** The request's path (streams of one test may point at paths of their own). */
@@ -9,6 +11,11 @@ export interface ReceivedWebhook {
   raw: string;
   // biome-ignore lint/suspicious/noExplicitAny: webhook bodies are compared field by field
   body: any;
+  /**
+   * Why the body is not of the webhook body contract (`webhookBody` of packages/schema, parsed
+   * strictly), or undefined: it is, or it is the test webhook (the hosted service's empty body).
+   */
+  contractIssues: string | undefined;
   /** Whether this receiver answered 2xx (false: it held the request until the sender went away). */
   acknowledged: boolean;
 }
@@ -23,7 +30,17 @@ export interface WebhookReceiver {
   holdWhen(hold: (w: ReceivedWebhook) => boolean): Promise<ReceivedWebhook>;
   /** The status to answer each request with (default 200): a failing endpoint, one that recovers. */
   answerWith(status: (w: ReceivedWebhook) => number): void;
+  /** The webhooks received so far whose body is not of the contract: a test expects none. */
+  offContract(): ReceivedWebhook[];
   close(): Promise<void>;
+}
+
+/** Checked when received, whatever the test then reads of the body. */
+function contractIssuesOf(raw: string, body: unknown): string | undefined {
+  if (raw === TEST_WEBHOOK_BODY) return undefined;
+  if (body === undefined) return 'not JSON';
+  const parsed = webhookBody.safeParse(body);
+  return parsed.success ? undefined : JSON.stringify(parsed.error.issues);
 }
 
 /**
@@ -53,6 +70,7 @@ export async function startWebhookReceiver(opts: { host?: string } = {}): Promis
         headers: req.headers,
         raw,
         body,
+        contractIssues: contractIssuesOf(raw, body),
         acknowledged: false,
       };
       received.push(webhook);
@@ -81,6 +99,9 @@ export async function startWebhookReceiver(opts: { host?: string } = {}): Promis
     },
     answerWith(status) {
       statusOf = status;
+    },
+    offContract() {
+      return received.filter((w) => w.contractIssues !== undefined);
     },
     async close() {
       for (const res of held) res.destroy();

@@ -1,5 +1,6 @@
 import { createTestDatabase } from '@tributary/testkit';
-import { type WebhookBody as SentBody, serializeWebhook, webhookHeaders } from '@tributary/webhooks';
+import type { WebhookBody as SentBody } from '@tributary/schema';
+import { serializeWebhook, webhookHeaders } from '@tributary/webhooks';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { type ReceiverOptions, createReceiver } from '../createReceiver.ts';
