@@ -13,9 +13,9 @@ import { createStreamDemand } from './demand/createStreamDemand.ts';
 import { loadEnv } from './env.ts';
 import { chainSettings } from './follow/chainSettings.ts';
 import { createChainFollower } from './follow/createChainFollower.ts';
-import { createHeadWatcher } from './follow/createHeadWatcher.ts';
-import { createRpc } from './follow/createRpc.ts';
-import { createRpcMetrics } from './follow/createRpcMetrics.ts';
+import { createHeadWatcher } from './fetch/createHeadWatcher.ts';
+import { createRpc } from './rpc/createRpc.ts';
+import { createRpcMetrics } from './rpc/createRpcMetrics.ts';
 import { createBlockPublisher } from './publish/createBlockPublisher.ts';
 
 // Composition root: one follower for CHAIN_ID.

@@ -20,14 +20,14 @@ import type { BlockPublisher } from '../publish/createBlockPublisher.ts';
 import { type CanonicalChain, createCanonicalChain } from '../reorg/createCanonicalChain.ts';
 import { DeepReorgError, findForkPoint } from '../reorg/findForkPoint.ts';
 import { ChainMismatchError, verifyChainIdentity } from '../reorg/verifyChainIdentity.ts';
-import { createAdaptiveRange } from './createAdaptiveRange.ts';
-import { type BlockBody, createBlockEnricher } from './createBlockEnricher.ts';
+import { createAdaptiveRange } from '../fetch/createAdaptiveRange.ts';
+import { type BlockBody, createBlockEnricher } from '../fetch/createBlockEnricher.ts';
 import { type Halt, type HaltKind, createFollowerHalt } from './createFollowerHalt.ts';
-import type { HeadWatcher } from './createHeadWatcher.ts';
+import type { HeadWatcher } from '../fetch/createHeadWatcher.ts';
 import { createProgressReporter } from './createProgressReporter.ts';
-import { createRequestedBackfill } from './createRequestedBackfill.ts';
-import type { Rpc } from './createRpc.ts';
-import { type FetchedBlock, createBlockFetcher } from './fetchBlockRange.ts';
+import { createRequestedBackfill } from '../backfill/createRequestedBackfill.ts';
+import type { Rpc } from '../rpc/createRpc.ts';
+import { type FetchedBlock, createBlockFetcher } from '../fetch/fetchBlockRange.ts';
 
 export interface FollowerOptions {
   chainId: number;

@@ -10,8 +10,8 @@ import {
   createChainFollower,
 } from '../follow/createChainFollower.ts';
 import { createStreamDemand } from '../demand/createStreamDemand.ts';
-import { createHeadWatcher } from '../follow/createHeadWatcher.ts';
-import { type Rpc, type RpcOptions, createRpc } from '../follow/createRpc.ts';
+import { createHeadWatcher } from '../fetch/createHeadWatcher.ts';
+import { type Rpc, type RpcOptions, createRpc } from '../rpc/createRpc.ts';
 import { createBlockPublisher } from '../publish/createBlockPublisher.ts';
 
 export interface RunningFollower {

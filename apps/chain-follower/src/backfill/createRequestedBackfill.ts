@@ -2,9 +2,9 @@ import { type Pool, advanceBackfill, nextBackfillRequest } from '@tributary/db';
 import type { Logger, Registry } from '@tributary/runtime';
 import type { BlockEvent } from '@tributary/schema';
 import type { BlockPublisher } from '../publish/createBlockPublisher.ts';
-import type { BlockEnricher } from './createBlockEnricher.ts';
+import type { BlockEnricher } from '../fetch/createBlockEnricher.ts';
 import { createRequestedBackfillMetrics } from './createRequestedBackfillMetrics.ts';
-import type { FetchedBlock } from './fetchBlockRange.ts';
+import type { FetchedBlock } from '../fetch/fetchBlockRange.ts';
 
 export interface RequestedBackfill {
   /**

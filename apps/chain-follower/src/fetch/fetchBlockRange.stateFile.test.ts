@@ -6,7 +6,7 @@ import { createLogger } from '@tributary/runtime';
 import { type StartedAnvil, startAnvil } from '@tributary/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAdaptiveRange } from './createAdaptiveRange.ts';
-import { createRpc } from './createRpc.ts';
+import { createRpc } from '../rpc/createRpc.ts';
 import { createBlockFetcher } from './fetchBlockRange.ts';
 
 // `npm start` keeps each devnet in an anvil state file. Restarted from it, anvil answers

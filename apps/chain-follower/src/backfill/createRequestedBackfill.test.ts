@@ -8,10 +8,10 @@ import { startAnvil } from '@tributary/testkit';
 import { describe, expect, it } from 'vitest';
 import { createBlockPublisher } from '../publish/createBlockPublisher.ts';
 import { createFollowerHarness, waitFor } from '../testing/createFollowerHarness.ts';
-import { createAdaptiveRange } from './createAdaptiveRange.ts';
-import { createBlockEnricher } from './createBlockEnricher.ts';
+import { createAdaptiveRange } from '../fetch/createAdaptiveRange.ts';
+import { createBlockEnricher } from '../fetch/createBlockEnricher.ts';
 import { createRequestedBackfill } from './createRequestedBackfill.ts';
-import { createBlockFetcher } from './fetchBlockRange.ts';
+import { createBlockFetcher } from '../fetch/fetchBlockRange.ts';
 
 const content = (e: BlockEvent) => {
   if (e.type === 'removed') return e;

@@ -16,7 +16,7 @@ import {
   type TokenInfo,
   type TokenMetadata,
 } from '@tributary/schema';
-import type { Rpc } from './createRpc.ts';
+import type { Rpc } from '../rpc/createRpc.ts';
 import type { FetchedBlock } from './fetchBlockRange.ts';
 import { mapLimit } from '@tributary/evm';
 

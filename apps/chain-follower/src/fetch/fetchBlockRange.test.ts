@@ -11,7 +11,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChainBlock, asChainBlock, buildLogChain, readChain } from '../testing/buildLogChain.ts';
 import { createAdaptiveRange } from './createAdaptiveRange.ts';
-import { type RpcOptions, createRpc } from './createRpc.ts';
+import { type RpcOptions, createRpc } from '../rpc/createRpc.ts';
 import { createBlockFetcher } from './fetchBlockRange.ts';
 
 // Logs per mined block: dense and sparse blocks, empty ones between (about 2,800 logs in all).

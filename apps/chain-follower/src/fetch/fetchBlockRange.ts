@@ -18,8 +18,8 @@ import type {
   InternalTransaction,
 } from '@tributary/schema';
 import type { AdaptiveRange } from './createAdaptiveRange.ts';
-import type { Rpc } from './createRpc.ts';
-import { readRangeHint } from './readRangeHint.ts';
+import type { Rpc } from '../rpc/createRpc.ts';
+import { readRangeHint } from '../rpc/readRangeHint.ts';
 
 export interface FetchedBlock {
   header: BlockHeader;
