@@ -12,7 +12,7 @@ export {
   eventTopic0,
   functionSelector,
 } from './signatures.ts';
-export { decodeCompactTransfer, decodeTransfer } from './decodeTransfer.ts';
+export { decodeTransfer } from './decodeTransfer.ts';
 export { decodeText, decodeUint, readTokenMetadata } from './readTokenMetadata.ts';
 export { type NftEvent, type NftMovement, decodeNftEvent } from './decodeNftEvent.ts';
 export { type NftContractInfo, readNftContractInfo } from './readNftContractInfo.ts';

@@ -11,7 +11,7 @@ import {
   toChainLog,
   toHex,
 } from '@tributary/evm';
-import { BLOCK_EVENT_VERSION, type ChainLog, type FullBlockEvent, type TokenInfo } from '@tributary/schema';
+import type { ChainLog, FullBlockEvent, TokenInfo } from '@tributary/schema';
 import { BlockContentsUnavailableError } from '../complete/createBlockCompleter.ts';
 import type { BlockReaders } from '../read/createBlockReaders.ts';
 
@@ -119,7 +119,7 @@ export function createBackfillBlockSource(deps: { pool: Pool; readers: BlockRead
 function emptyEvent(chainId: number, header: FullBlockEvent['block']): FullBlockEvent {
   return {
     type: 'confirmed',
-    v: BLOCK_EVENT_VERSION,
+    v: 2,
     chainId,
     block: header,
     transactions: [],
