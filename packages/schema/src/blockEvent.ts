@@ -109,6 +109,13 @@ export const tokenInfo = z.object({
 });
 export type TokenInfo = z.infer<typeof tokenInfo>;
 
+/**
+ * What the stream-matcher knows of a token, looked up by its address: the naming of a block
+ * event's tokenInfo or of the tokens table, and the operator's spam flag (tokens.possible_spam),
+ * which no block event carries.
+ */
+export type KnownToken = Omit<TokenInfo, 'address'> & { possibleSpam?: boolean };
+
 /** Whether an address held code when first seen (owners' is_contract). */
 export const accountKind = z.object({ address, isContract: z.boolean() });
 export type AccountKind = z.infer<typeof accountKind>;

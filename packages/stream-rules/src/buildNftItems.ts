@@ -1,5 +1,5 @@
 import { type NftEvent, decodeNftEvent } from '@tributary/evm';
-import type { ChainLog } from '@tributary/schema';
+import type { ChainLog, KnownToken } from '@tributary/schema';
 import type {
   WebhookErc1155Approval,
   WebhookErc721Approval,
@@ -7,7 +7,6 @@ import type {
   WebhookNftMetadata,
   WebhookNftTransfer,
 } from '@tributary/webhooks';
-import type { TokenInfo } from './matchBlock.ts';
 
 export interface NftItems {
   nftTransfers: WebhookNftTransfer[];
@@ -27,7 +26,7 @@ export interface NftItems {
  */
 export function buildNftItems(
   logs: readonly ChainLog[],
-  tokenOf: (address: string) => TokenInfo | undefined,
+  tokenOf: (address: string) => KnownToken | undefined,
 ): NftItems {
   const out: NftItems = {
     nftTransfers: [],
@@ -41,7 +40,7 @@ export function buildNftItems(
   return out;
 }
 
-function addItems(out: NftItems, log: ChainLog, event: NftEvent, token: TokenInfo | undefined): void {
+function addItems(out: NftItems, log: ChainLog, event: NftEvent, token: KnownToken | undefined): void {
   const root = {
     transactionHash: log.transactionHash,
     logIndex: String(log.logIndex),
