@@ -3,10 +3,8 @@ import {
   APPROVAL_TOPIC0,
   type RpcBlock,
   type RpcLog,
-  SELECTORS,
   TRANSFER_TOPIC0,
-  decodeText,
-  decodeUint,
+  readTokenInfo,
   toBlockHeader,
   toChainLog,
   toHex,
@@ -32,33 +30,17 @@ const ERC20_TOPICS = new Set<string>([TRANSFER_TOPIC0, APPROVAL_TOPIC0]);
 
 export function createBackfillBlockSource(deps: { pool: Pool; readers: BlockReaders }): BackfillBlockSource {
   /** Name, symbol and decimals of the ERC20 tokens of a block read from the node (the tables may not know them). */
-  async function tokenInfoOf(
+  function tokenInfoOf(
     chainId: number,
     header: { number: number; hash: string },
     logs: ChainLog[],
   ): Promise<TokenInfo[]> {
     const tokens = new Set(logs.filter((l) => ERC20_TOPICS.has(l.topics[0] ?? '')).map((l) => l.address));
     const reader = deps.readers.forBlock(chainId, header);
-    const read = (to: string, data: `0x${string}`) =>
-      reader.call({ to: to as `0x${string}`, data }).then(
-        (r) => r,
-        () => null,
-      );
     return Promise.all(
-      [...tokens].map(async (address) => {
-        const [name, symbol, decimals] = await Promise.all([
-          read(address, SELECTORS.name),
-          read(address, SELECTORS.symbol),
-          read(address, SELECTORS.decimals),
-        ]);
-        const dec = decodeUint(decimals);
-        return {
-          address: address as `0x${string}`,
-          name: decodeText(name),
-          symbol: decodeText(symbol),
-          decimals: dec !== null && dec <= 255n ? Number(dec) : null,
-        };
-      }),
+      [...tokens].map((token) =>
+        readTokenInfo(token, (data) => reader.call({ to: token, data }).catch(() => null)),
+      ),
     );
   }
 
