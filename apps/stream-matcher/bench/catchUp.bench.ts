@@ -130,7 +130,7 @@ async function main() {
         }));
         const event: FullBlockEvent = {
           type: 'new',
-          v: 1,
+          v: 2,
           chainId: 31337,
           block: {
             number,

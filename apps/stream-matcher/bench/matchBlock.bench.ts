@@ -105,7 +105,7 @@ function makeBlock(n: number): FullBlockEvent {
   }
   return {
     type: 'new',
-    v: 1,
+    v: 2,
     chainId: 1,
     block: { number: n, hash: randomHex(32), parentHash: randomHex(32), timestamp: 1_700_000_000 + n },
     transactions: txs,

@@ -354,7 +354,7 @@ try {
       note: 'the machine is shared: other engineers run test suites concurrently; load is the 1-minute load average',
     },
     note:
-      'end to end = chain-follower (eth_getLogs + headers, child process; v2 block events: decoded transfers name ' +
+      'end to end = chain-follower (eth_getLogs + headers, child process; block events: decoded transfers name ' +
       'their log) -> Kafka -> projector (child process: binary COPY into the indexed tables for blocks seen for the ' +
       'first time, staged INSERT ON CONFLICT otherwise; balances and total supply summed per transaction; the next ' +
       "transaction writes its new rows beside the previous one's and commits after it) -> PostgreSQL, timed from " +

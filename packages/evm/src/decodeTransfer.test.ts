@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCompactTransfer, decodeTransfer } from './decodeTransfer.ts';
+import { decodeTransfer } from './decodeTransfer.ts';
 import { decodeText } from './readTokenMetadata.ts';
 import { TRANSFER_TOPIC0 } from './signatures.ts';
 
@@ -14,24 +14,6 @@ const base = {
 };
 
 describe('decodeTransfer', () => {
-  it('decodes an ERC20 Transfer with a value above 2^64 exactly', () => {
-    const value = 2n ** 70n + 5n;
-    const log = {
-      ...base,
-      topics: [TRANSFER_TOPIC0, pad(from), pad(to)],
-      data: `0x${value.toString(16).padStart(64, '0')}` as `0x${string}`,
-    };
-    expect(decodeTransfer(log)).toEqual({
-      logIndex: 3,
-      transactionHash: base.transactionHash,
-      transactionIndex: 1,
-      token: base.address,
-      from,
-      to,
-      value: value.toString(),
-    });
-  });
-
   it('ignores ERC721 transfers (tokenId indexed), other events and malformed data', () => {
     const data = `0x${'0'.repeat(63)}1` as `0x${string}`;
     expect(
@@ -43,6 +25,23 @@ describe('decodeTransfer', () => {
     expect(
       decodeTransfer({ ...base, topics: [TRANSFER_TOPIC0, pad(from), pad(to)], data: '0x' }),
     ).toBeUndefined();
+  });
+
+  it('gives from, to and the exact value by log index, for small and large values', () => {
+    for (const value of [0n, 1n, 2n ** 52n - 1n, 2n ** 52n, 2n ** 53n + 1n, 2n ** 256n - 1n]) {
+      const log = {
+        ...base,
+        topics: [TRANSFER_TOPIC0, pad(from), pad(to)],
+        data: `0x${value.toString(16).padStart(64, '0')}` as `0x${string}`,
+      };
+      expect(decodeTransfer(log)).toEqual({ logIndex: 3, from, to, value: value.toString() });
+    }
+  });
+
+  it('refuses topics that are not zero-padded addresses', () => {
+    const data = `0x${'0'.repeat(63)}1` as `0x${string}`;
+    const bad = `0x${'1'.repeat(64)}` as `0x${string}`;
+    expect(decodeTransfer({ ...base, topics: [TRANSFER_TOPIC0, bad, pad(to)], data })).toBeUndefined();
   });
 });
 
@@ -61,24 +60,5 @@ describe('decodeText', () => {
   it('gives null for a number where text was expected (a name() returning uint256 42)', () => {
     expect(decodeText(`0x${'0'.repeat(62)}2a`)).toBeNull();
     expect(decodeText(`0x${'0'.repeat(64)}`)).toBeNull();
-  });
-});
-
-describe('decodeCompactTransfer', () => {
-  it('gives from, to and the exact value by log index, for small and large values', () => {
-    for (const value of [0n, 1n, 2n ** 52n - 1n, 2n ** 52n, 2n ** 53n + 1n, 2n ** 256n - 1n]) {
-      const log = {
-        ...base,
-        topics: [TRANSFER_TOPIC0, pad(from), pad(to)],
-        data: `0x${value.toString(16).padStart(64, '0')}` as `0x${string}`,
-      };
-      expect(decodeCompactTransfer(log)).toEqual({ logIndex: 3, from, to, value: value.toString() });
-    }
-  });
-
-  it('refuses topics that are not zero-padded addresses', () => {
-    const data = `0x${'0'.repeat(63)}1` as `0x${string}`;
-    const bad = `0x${'1'.repeat(64)}` as `0x${string}`;
-    expect(decodeCompactTransfer({ ...base, topics: [TRANSFER_TOPIC0, bad, pad(to)], data })).toBeUndefined();
   });
 });

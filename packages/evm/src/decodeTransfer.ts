@@ -1,13 +1,13 @@
-import { type ChainLog, type CompactTransfer, type Erc20Transfer, withTransferLog } from '@tributary/schema';
+import type { ChainLog, Erc20Transfer } from '@tributary/schema';
 import { TRANSFER_TOPIC0 } from './signatures.ts';
 
 /**
- * An ERC20 Transfer as a v2 block event carries it: from, to and value, naming its log by index
+ * An ERC20 Transfer as a block event carries it: from, to and value, naming its log by index
  * (the log gives token and transaction). topic0 = Transfer, from and to indexed (3 topics), value
  * as 32 bytes of data. ERC721 transfers (tokenId indexed: 4 topics) and malformed logs are not
  * ERC20 transfers.
  */
-export function decodeCompactTransfer(log: ChainLog): CompactTransfer | undefined {
+export function decodeTransfer(log: ChainLog): Erc20Transfer | undefined {
   const topics = log.topics;
   if (topics.length !== 3 || topics[0] !== TRANSFER_TOPIC0) return undefined;
   if (log.data.length !== 66) return undefined;
@@ -15,12 +15,6 @@ export function decodeCompactTransfer(log: ChainLog): CompactTransfer | undefine
   const to = topicToAddress(topics[2]!);
   if (!from || !to) return undefined;
   return { logIndex: log.logIndex, from, to, value: hexToDecimal(log.data) };
-}
-
-/** The same transfer with its log's token and transaction (v1 block events, API rows). */
-export function decodeTransfer(log: ChainLog): Erc20Transfer | undefined {
-  const t = decodeCompactTransfer(log);
-  return t ? withTransferLog(t, log) : undefined;
 }
 
 const ZERO_PADDING = '0x000000000000000000000000';

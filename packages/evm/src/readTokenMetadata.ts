@@ -1,13 +1,14 @@
-import type { TokenMetadata } from '@tributary/schema';
-import { type Address, type PublicClient, decodeAbiParameters, hexToBytes } from 'viem';
+import type { TokenInfo, TokenMetadata } from '@tributary/schema';
+import { type Address, type Hex, type PublicClient, decodeAbiParameters, hexToBytes } from 'viem';
 import { SELECTORS } from './signatures.ts';
 import { callOrNull } from './callOrNull.ts';
 
 /**
- * Reads name, symbol and decimals at the block where the token was first seen and totalSupply
- * just before it (the projector adds that block's mints and burns). Tolerant by design: a getter
- * that reverts, returns nothing or returns garbage gives null; bytes32 names (old tokens) are
- * decoded as text. A token that did not exist yet before firstSeenBlock had a supply of 0.
+ * Reads name, symbol and decimals (readTokenInfo) at the block where the token was first seen
+ * and totalSupply just before it (the projector adds that block's mints and burns). Tolerant by
+ * design: a getter that reverts, returns nothing or returns garbage gives null; bytes32 names
+ * (old tokens) are decoded as text. A token that did not exist yet before firstSeenBlock had a
+ * supply of 0.
  */
 export async function readTokenMetadata(
   client: PublicClient,
@@ -15,24 +16,41 @@ export async function readTokenMetadata(
   firstSeenBlock: bigint,
 ): Promise<TokenMetadata> {
   const before = firstSeenBlock > 0n ? firstSeenBlock - 1n : 0n;
-  const [name, symbol, decimals, supply, codeBefore] = await Promise.all([
-    callOrNull(client, token, SELECTORS.name, firstSeenBlock),
-    callOrNull(client, token, SELECTORS.symbol, firstSeenBlock),
-    callOrNull(client, token, SELECTORS.decimals, firstSeenBlock),
+  const [info, supply, codeBefore] = await Promise.all([
+    readTokenInfo(token, (data) => callOrNull(client, token, data, firstSeenBlock)),
     callOrNull(client, token, SELECTORS.totalSupply, before),
     firstSeenBlock > 0n ? client.getCode({ address: token, blockNumber: before }).catch(() => '0x') : '0x',
   ]);
   const existedBefore = codeBefore !== undefined && codeBefore !== '0x';
   let totalSupply = decodeUint(supply);
   if (totalSupply === null && !existedBefore && firstSeenBlock > 0n) totalSupply = 0n;
+  return {
+    ...info,
+    totalSupply: totalSupply === null ? null : totalSupply.toString(),
+    readAtBlock: Number(before),
+  };
+}
+
+/**
+ * Name, symbol and decimals of a token, each null when its getter reverts, returns nothing or
+ * returns garbage. `call` makes an eth_call to the token (at whatever block the caller reads),
+ * giving null when it fails.
+ */
+export async function readTokenInfo(
+  token: Address,
+  call: (data: Hex) => Promise<Hex | null>,
+): Promise<TokenInfo> {
+  const [name, symbol, decimals] = await Promise.all([
+    call(SELECTORS.name),
+    call(SELECTORS.symbol),
+    call(SELECTORS.decimals),
+  ]);
   const dec = decodeUint(decimals);
   return {
     address: token.toLowerCase() as Address,
     name: decodeText(name),
     symbol: decodeText(symbol),
     decimals: dec !== null && dec <= 255n ? Number(dec) : null,
-    totalSupply: totalSupply === null ? null : totalSupply.toString(),
-    readAtBlock: Number(before),
   };
 }
 

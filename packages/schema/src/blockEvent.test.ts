@@ -7,44 +7,29 @@ describe('blockEvent', () => {
   it('parses a removed event and lower-cases hashes', () => {
     const parsed = blockEvent.parse({
       type: 'removed',
-      v: 1,
+      v: 2,
       chainId: 1,
       block: { number: 5, hash: h(0xab).toUpperCase().replace('0X', '0x'), parentHash: h(1), timestamp: 10 },
     });
     expect(parsed.block.hash).toBe(h(0xab));
   });
 
-  it('keeps uint256 values as exact decimal strings and rejects numbers', () => {
-    const base = {
-      type: 'new',
-      v: 1,
+  it('refuses every payload version but 2, naming it', () => {
+    const removed = {
+      type: 'removed',
       chainId: 1,
-      block: { number: 1, hash: h(2), parentHash: h(1), timestamp: 1 },
-      transactions: [],
-      logs: [],
-      internalTransactions: [],
-      tokens: [],
-      accounts: [],
-      hasTransactions: false,
-      hasInternalTransactions: false,
+      block: { number: 5, hash: h(2), parentHash: h(1), timestamp: 10 },
     };
-    const transfer = {
-      logIndex: 0,
-      transactionHash: h(3),
-      transactionIndex: 0,
-      token: `0x${'a'.repeat(40)}`,
-      from: `0x${'0'.repeat(40)}`,
-      to: `0x${'b'.repeat(40)}`,
-      value: '115792089237316195423570985008687907853269984665640564039457584007913129639935',
-    };
-    const ok = blockEvent.parse({ ...base, transfers: [transfer] });
-    expect(ok.type === 'new' && ok.transfers[0]?.value).toBe(transfer.value);
-    expect(() => blockEvent.parse({ ...base, transfers: [{ ...transfer, value: 5 }] })).toThrow();
-    expect(() => blockEvent.parse({ ...base, transfers: [{ ...transfer, value: '1e18' }] })).toThrow();
+    for (const v of [1, 3, undefined]) {
+      const parsed = blockEvent.safeParse({ ...removed, v });
+      expect(parsed.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+        ['v', `block event version ${v}: only version 2 is accepted`],
+      ]);
+    }
   });
 });
 
-describe('blockEvent v2 (compact transfers)', () => {
+describe('blockEvent transfers', () => {
   const log = (logIndex: number, over: Record<string, unknown> = {}) => ({
     logIndex,
     transactionHash: h(9),
@@ -71,9 +56,9 @@ describe('blockEvent v2 (compact transfers)', () => {
   it('parses transfers that name a log of the block, with every element checked', () => {
     const logs = Array.from({ length: 40 }, (_, i) => log(i));
     const parsed = blockEvent.parse({ ...base, logs, transfers: [transfer] });
-    expect(parsed.type !== 'removed' && parsed.v === 2 && parsed.transfers).toEqual([transfer]);
+    expect(parsed.type !== 'removed' && parsed.transfers).toEqual([transfer]);
     expect(parsed.type !== 'removed' && parsed.logs).toEqual(logs);
-    // Upper-case hex takes the element schema: lower-cased as in v1.
+    // Upper-case hex takes the element schema: lower-cased all the same.
     const upper = blockEvent.parse({
       ...base,
       logs: [log(0, { address: `0x${'A'.repeat(40)}` })],
@@ -98,6 +83,15 @@ describe('blockEvent v2 (compact transfers)', () => {
     expect(missing.error?.issues.map((i) => i.path.join('.'))).toEqual(['transfers.0.logIndex']);
     const twice = blockEvent.safeParse({ ...base, logs: [log(1)], transfers: [transfer, transfer] });
     expect(twice.error?.issues.map((i) => i.path.join('.'))).toEqual(['transfers.1.logIndex']);
-    expect(blockEvent.safeParse({ ...base, v: 3, logs: [], transfers: [] }).success).toBe(false);
+  });
+
+  it('keeps uint256 values as exact decimal strings and rejects numbers', () => {
+    const max = '115792089237316195423570985008687907853269984665640564039457584007913129639935';
+    const ok = blockEvent.parse({ ...base, logs: [log(1)], transfers: [{ ...transfer, value: max }] });
+    expect(ok.type !== 'removed' && ok.transfers[0]?.value).toBe(max);
+    for (const value of [5, '1e18'])
+      expect(() =>
+        blockEvent.parse({ ...base, logs: [log(1)], transfers: [{ ...transfer, value }] }),
+      ).toThrow();
   });
 });

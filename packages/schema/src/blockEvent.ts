@@ -9,12 +9,10 @@ import { address, blockNumber, hash32, hexData, uintString } from './primitives.
  * confirmation depth when first published (backfill) is published once, as `confirmed`.
  * `new` and `confirmed` carry the whole block, so every consumer is stateless per block.
  *
- * Payload versions (`v`), both accepted by every consumer (a topic may hold either, e.g. when
- * replayed after an upgrade):
- * - 1: each decoded transfer repeats its log's token and transaction (`erc20Transfer`);
- * - 2 (what the follower publishes): each decoded transfer names its log by `logIndex` and carries
- *   only from, to and value (`compactTransfer`); token and transaction are those of that log, which
- *   the block must hold. About a fifth smaller on the wire for transfer-heavy blocks.
+ * Every event carries `v: 2`, the only payload version: a message without it (or with another) is
+ * undecodable, as any message the schema refuses. Each decoded transfer names its log by
+ * `logIndex` and carries only from, to and value (`erc20Transfer`); token and transaction are
+ * those of that log, which the block must hold.
  */
 export const blockHeader = z.object({
   number: blockNumber,
@@ -71,42 +69,17 @@ export const internalTransaction = z.object({
 });
 export type InternalTransaction = z.infer<typeof internalTransaction>;
 
-/** A decoded ERC20 Transfer(address,address,uint256) log. */
+/**
+ * A decoded ERC20 Transfer(address,address,uint256): the log at `logIndex` in the same block is
+ * the Transfer log; its address is the token and its transaction the transfer's.
+ */
 export const erc20Transfer = z.object({
   logIndex: z.number().int().nonnegative(),
-  transactionHash: hash32,
-  transactionIndex: z.number().int().nonnegative(),
-  token: address,
   from: address,
   to: address,
   value: uintString,
 });
 export type Erc20Transfer = z.infer<typeof erc20Transfer>;
-
-/**
- * A decoded ERC20 Transfer in a v2 event: the log at `logIndex` in the same block is the Transfer
- * log; its address is the token and its transaction the transfer's.
- */
-export const compactTransfer = z.object({
-  logIndex: z.number().int().nonnegative(),
-  from: address,
-  to: address,
-  value: uintString,
-});
-export type CompactTransfer = z.infer<typeof compactTransfer>;
-
-/** A compact transfer with its Transfer log's token and transaction: the full (v1) transfer. */
-export function withTransferLog(t: CompactTransfer, log: ChainLog): Erc20Transfer {
-  return {
-    logIndex: t.logIndex,
-    transactionHash: log.transactionHash,
-    transactionIndex: log.transactionIndex,
-    token: log.address,
-    from: t.from,
-    to: t.to,
-    value: t.value,
-  };
-}
 
 /** Token metadata, read once per token by the follower (the first time it sees the token). */
 export const tokenMetadata = z.object({
@@ -135,6 +108,13 @@ export const tokenInfo = z.object({
   contractType: z.enum(['ERC721', 'ERC1155']).nullable().optional(),
 });
 export type TokenInfo = z.infer<typeof tokenInfo>;
+
+/**
+ * What the stream-matcher knows of a token, looked up by its address: the naming of a block
+ * event's tokenInfo or of the tokens table, and the operator's spam flag (tokens.possible_spam),
+ * which no block event carries.
+ */
+export type KnownToken = Omit<TokenInfo, 'address'> & { possibleSpam?: boolean };
 
 /** Whether an address held code when first seen (owners' is_contract). */
 export const accountKind = z.object({ address, isContract: z.boolean() });
@@ -180,7 +160,7 @@ function quickLog(v: unknown): ChainLog | undefined {
   return { logIndex, transactionHash, transactionIndex, address: addr, data, topics: topics.slice() };
 }
 
-function quickTransfer(v: unknown): CompactTransfer | undefined {
+function quickTransfer(v: unknown): Erc20Transfer | undefined {
   if (typeof v !== 'object' || v === null) return undefined;
   const { logIndex, from, to, value } = v as Record<string, unknown>;
   if (!isIndex(logIndex) || !isLowerHex(from, 40) || !isLowerHex(to, 40) || !isUintString(value))
@@ -188,17 +168,21 @@ function quickTransfer(v: unknown): CompactTransfer | undefined {
   return { logIndex, from, to, value };
 }
 
-const bodyV1 = { ...blockBody, v: z.literal(1), transfers: z.array(erc20Transfer) };
-// v2 blocks can hold tens of thousands of logs and transfers: their elements are checked by hand
+/** The one payload version; any other is refused with a reason that names it. */
+const version = z.literal(2, {
+  error: (issue) => `block event version ${JSON.stringify(issue.input)}: only version 2 is accepted`,
+});
+
+// Blocks can hold tens of thousands of logs and transfers: their elements are checked by hand
 // first (fastArray), with exactly the result and issues of the element schemas.
-const bodyV2 = {
+const fullBody = {
   ...blockBody,
-  v: z.literal(2),
+  v: version,
   logs: fastArray(chainLog, quickLog),
-  transfers: fastArray(compactTransfer, quickTransfer),
+  transfers: fastArray(erc20Transfer, quickTransfer),
 };
 
-/** v2: every transfer names a log of its block (one transfer per log at most). */
+/** Every transfer names a log of its block (one transfer per log at most). */
 function transfersReferToLogs(
   e: { logs: readonly { logIndex: number }[]; transfers: readonly { logIndex: number }[] },
   ctx: z.core.$RefinementCtx,
@@ -221,22 +205,13 @@ function transfersReferToLogs(
 
 const removedHeader = { chainId: z.number().int().positive(), block: blockHeader };
 
-export const blockEvent = z.discriminatedUnion('v', [
-  z.discriminatedUnion('type', [
-    z.object({ type: z.literal('new'), ...bodyV1 }),
-    z.object({ type: z.literal('confirmed'), ...bodyV1 }),
-    z.object({ type: z.literal('removed'), v: z.literal(1), ...removedHeader }),
-  ]),
-  z.discriminatedUnion('type', [
-    z.object({ type: z.literal('new'), ...bodyV2 }).superRefine(transfersReferToLogs),
-    z.object({ type: z.literal('confirmed'), ...bodyV2 }).superRefine(transfersReferToLogs),
-    z.object({ type: z.literal('removed'), v: z.literal(2), ...removedHeader }),
-  ]),
+export const blockEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('new'), ...fullBody }).superRefine(transfersReferToLogs),
+  z.object({ type: z.literal('confirmed'), ...fullBody }).superRefine(transfersReferToLogs),
+  z.object({ type: z.literal('removed'), v: version, ...removedHeader }),
 ]);
 export type BlockEvent = z.infer<typeof blockEvent>;
 export type FullBlockEvent = Extract<BlockEvent, { type: 'new' | 'confirmed' }>;
-/** The payload version the follower publishes. */
-export const BLOCK_EVENT_VERSION = 2;
 
 /**
  * Every Kafka topic (each behind the deployment's KAFKA_TOPIC_PREFIX):

@@ -59,7 +59,7 @@ const LOGS: ChainLog[] = [
 function block(tokenInfo: FullBlockEvent['tokenInfo']): FullBlockEvent {
   return {
     type: 'new',
-    v: 1,
+    v: 2,
     chainId: 31337,
     block: { number: 9, hash: h(9), parentHash: h(8), timestamp: 2_000_000_000 },
     transactions: [],

@@ -1,13 +1,13 @@
 import { type NftEvent, decodeNftEvent } from '@tributary/evm';
 import type {
   ChainLog,
+  KnownToken,
   WebhookErc1155Approval,
   WebhookErc721Approval,
   WebhookNftApproval,
   WebhookNftMetadata,
   WebhookNftTransfer,
 } from '@tributary/schema';
-import type { TokenInfo } from './matchBlock.ts';
 
 export interface NftItems {
   nftTransfers: WebhookNftTransfer[];
@@ -27,7 +27,7 @@ export interface NftItems {
  */
 export function buildNftItems(
   logs: readonly ChainLog[],
-  tokenOf: (address: string) => TokenInfo | undefined,
+  tokenOf: (address: string) => KnownToken | undefined,
 ): NftItems {
   const out: NftItems = {
     nftTransfers: [],
@@ -41,7 +41,7 @@ export function buildNftItems(
   return out;
 }
 
-function addItems(out: NftItems, log: ChainLog, event: NftEvent, token: TokenInfo | undefined): void {
+function addItems(out: NftItems, log: ChainLog, event: NftEvent, token: KnownToken | undefined): void {
   const root = {
     transactionHash: log.transactionHash,
     logIndex: String(log.logIndex),

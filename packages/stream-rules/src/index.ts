@@ -18,7 +18,6 @@ export {
   IncompleteBlockError,
   type MatchCandidates,
   TRANSFER_TOPIC,
-  type TokenInfo,
   matchBlock,
 } from './matchBlock.ts';
 export { StreamIndex } from './streamIndex.ts';

@@ -16,7 +16,7 @@ const BOB = a(0xb0);
 function block(values: bigint[]): FullBlockEvent {
   return {
     type: 'new',
-    v: 1,
+    v: 2,
     chainId: 31337,
     block: { number: 7, hash: h(7), parentHash: h(6), timestamp: 2_000_000_000 },
     transactions: [],

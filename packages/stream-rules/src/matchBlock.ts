@@ -4,6 +4,7 @@ import {
   type ChainTransaction,
   type FullBlockEvent,
   type InternalTransaction,
+  type KnownToken,
   type WebhookBody,
   type WebhookErc20Approval,
   type WebhookErc20Transfer,
@@ -22,16 +23,6 @@ import type { CompiledStream } from './compileStream.ts';
 export const TRANSFER_TOPIC = TRANSFER_TOPIC0;
 /** keccak256("Approval(address,address,uint256)") */
 export const APPROVAL_TOPIC = APPROVAL_TOPIC0;
-
-export interface TokenInfo {
-  name: string | null;
-  symbol: string | null;
-  decimals: number | null;
-  /** The operator's flag (tokens.possible_spam). */
-  possibleSpam?: boolean;
-  /** An NFT contract's ERC165 standard (what tells an ApprovalForAll's standard). */
-  contractType?: 'ERC721' | 'ERC1155' | null;
-}
 
 export interface BlockMatch {
   body: WebhookBody;
@@ -139,7 +130,7 @@ const toWebhookTx = (tx: ChainTransaction): WebhookTx => ({
 });
 
 /** The ERC20 view of a Transfer or Approval log: both are (address indexed, address indexed, uint256). */
-function erc20Movement(log: ChainLog, topic: string, token: TokenInfo | undefined) {
+function erc20Movement(log: ChainLog, topic: string, token: KnownToken | undefined) {
   if (log.topics[0] !== topic || log.topics.length !== 3 || log.data.length !== 66) return undefined;
   const a = topicAddress(log.topics[1]);
   const b = topicAddress(log.topics[2]);
@@ -163,14 +154,14 @@ function erc20Movement(log: ChainLog, topic: string, token: TokenInfo | undefine
   };
 }
 
-function erc20Transfer(log: ChainLog, token: TokenInfo | undefined): WebhookErc20Transfer | undefined {
+function erc20Transfer(log: ChainLog, token: KnownToken | undefined): WebhookErc20Transfer | undefined {
   const m = erc20Movement(log, TRANSFER_TOPIC, token);
   if (!m) return undefined;
   const { transactionHash, logIndex, contract, ...amount } = m.rest;
   return { transactionHash, logIndex, contract, from: m.a, to: m.b, ...amount };
 }
 
-function erc20Approval(log: ChainLog, token: TokenInfo | undefined): WebhookErc20Approval | undefined {
+function erc20Approval(log: ChainLog, token: KnownToken | undefined): WebhookErc20Approval | undefined {
   const m = erc20Movement(log, APPROVAL_TOPIC, token);
   if (!m) return undefined;
   const { transactionHash, logIndex, contract, ...amount } = m.rest;
@@ -204,7 +195,7 @@ interface EventLookups {
   logsByTx: Map<string, ChainLog[]>;
   txByHash: Map<string, ChainTransaction>;
   /** Name, symbol and decimals the block event carries for its tokens. */
-  tokens: Map<string, TokenInfo>;
+  tokens: Map<string, KnownToken>;
 }
 const lookups = new WeakMap<FullBlockEvent, EventLookups>();
 function lookupsOf(event: FullBlockEvent): EventLookups {
@@ -219,7 +210,7 @@ function lookupsOf(event: FullBlockEvent): EventLookups {
     l = {
       logsByTx,
       txByHash: new Map(event.transactions.map((t) => [t.hash, t])),
-      tokens: new Map<string, TokenInfo>([
+      tokens: new Map<string, KnownToken>([
         ...event.tokens.map((t) => [t.address, t] as const),
         ...(event.tokenInfo ?? []).map((t) => [t.address, t] as const),
       ]),
@@ -239,7 +230,7 @@ const byLogIndex = (a: ChainLog, b: ChainLog) => a.logIndex - b.logIndex;
 export function matchBlock(
   stream: CompiledStream,
   event: FullBlockEvent,
-  tokenInfo: (address: string) => TokenInfo | undefined = () => undefined,
+  tokenInfo: (address: string) => KnownToken | undefined = () => undefined,
   candidates?: MatchCandidates,
 ): BlockMatch | undefined {
   const missing = missingContents(contentsOf(event), stream.reads);
@@ -289,7 +280,7 @@ export function matchBlock(
       .sort(byLogIndex);
   }
   if (logs.length === 0 && txs.length === 0 && internal.length === 0) return undefined;
-  const tokenOf = (address: string): TokenInfo | undefined => {
+  const tokenOf = (address: string): KnownToken | undefined => {
     const known = tokenInfo(address);
     const first = lk.tokens.get(address);
     return first ? { ...first, possibleSpam: known?.possibleSpam ?? false } : known;

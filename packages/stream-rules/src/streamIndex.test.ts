@@ -34,7 +34,7 @@ function stream(n: number, config: Partial<StreamConfig>, addresses: string[]) {
 
 const event: FullBlockEvent = {
   type: 'new',
-  v: 1,
+  v: 2,
   chainId: 31337,
   block: { number: 5, hash: h(5), parentHash: h(4), timestamp: 1 },
   transactions: [1, 2, 3].map((i) => ({

@@ -4,18 +4,13 @@ import {
   type ChainTransaction,
   type FullBlockEvent,
   type InternalTransaction,
+  type KnownToken,
   NO_CONTENTS,
   isEmptyContents,
   unionContents,
 } from '@tributary/schema';
 import type { CompiledStream } from './compileStream.ts';
-import {
-  type BlockMatch,
-  type MatchCandidates,
-  type TokenInfo,
-  matchBlock,
-  topicAddress,
-} from './matchBlock.ts';
+import { type BlockMatch, type MatchCandidates, matchBlock, topicAddress } from './matchBlock.ts';
 
 type Entry = CompiledStream | CompiledStream[];
 
@@ -129,7 +124,7 @@ export class StreamIndex {
    */
   match(
     event: FullBlockEvent,
-    tokenInfo: (address: string) => TokenInfo | undefined,
+    tokenInfo: (address: string) => KnownToken | undefined,
     accept: (stream: CompiledStream) => boolean = () => true,
     meter?: (stream: CompiledStream, ms: number) => void,
   ): { stream: CompiledStream; match: BlockMatch }[] {

@@ -1,27 +1,20 @@
 import { findKnownAddressKinds, findKnownTokens, type Pool } from '@tributary/db';
 import {
   ZERO_ADDRESS,
-  decodeCompactTransfer,
   type NftContractInfo,
   decodeNftEvent,
+  decodeTransfer,
   readNftContractInfo,
   readTokenMetadata,
 } from '@tributary/evm';
 import type { Logger } from '@tributary/runtime';
-import {
-  type AccountKind,
-  BLOCK_EVENT_VERSION,
-  type CompactTransfer,
-  type FullBlockEvent,
-  type TokenInfo,
-  type TokenMetadata,
-} from '@tributary/schema';
+import type { AccountKind, Erc20Transfer, FullBlockEvent, TokenInfo, TokenMetadata } from '@tributary/schema';
 import type { Rpc } from '../rpc/createRpc.ts';
 import type { FetchedBlock } from './fetchBlockRange.ts';
 import { mapLimit } from '@tributary/evm';
 
-/** What the follower publishes: v2 bodies (compact transfers). */
-export type BlockBody = Omit<Extract<FullBlockEvent, { v: 2 }>, 'type'>;
+/** What the follower publishes: a block event without its type. */
+export type BlockBody = Omit<FullBlockEvent, 'type'>;
 
 interface Enriched {
   bodies: BlockBody[];
@@ -70,7 +63,7 @@ export function createBlockEnricher(deps: {
       const batchHash = new Map(blocks.map((b) => [b.header.number, b.header.hash as string]));
       const hashAt = (n: number) => batchHash.get(n) ?? deps.canonicalHash(n);
       // Decoded transfers and, per block, the distinct tokens they move (a transfer's token is its log's address).
-      const transfersOf: CompactTransfer[][] = [];
+      const transfersOf: Erc20Transfer[][] = [];
       const tokensOf: string[][] = [];
       const nftsOf: string[][] = [];
       const nftFirst = new Map<string, number>();
@@ -78,11 +71,11 @@ export function createBlockEnricher(deps: {
       const tokenFirst = new Map<string, number>();
       const accountFirst = new Map<string, number>();
       for (const b of blocks) {
-        const transfers: CompactTransfer[] = [];
+        const transfers: Erc20Transfer[] = [];
         const blockTokens = new Set<string>();
         const blockNfts = new Set<string>();
         for (const log of b.logs) {
-          const t = decodeCompactTransfer(log);
+          const t = decodeTransfer(log);
           if (!t) {
             const c = log.address;
             if (!blockNfts.has(c) && decodeNftEvent(log)) {
@@ -170,7 +163,7 @@ export function createBlockEnricher(deps: {
       const kindsByBlock = groupBy(kinds, (k) => k.block);
 
       const bodies: BlockBody[] = blocks.map((b, i) => ({
-        v: BLOCK_EVENT_VERSION,
+        v: 2,
         chainId: deps.chainId,
         block: b.header,
         transactions: b.transactions ?? [],

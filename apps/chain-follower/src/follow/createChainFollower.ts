@@ -8,13 +8,7 @@ import {
   rewindFollower,
 } from '@tributary/db';
 import { type Logger, type Registry, classifyFailure, sleep } from '@tributary/runtime';
-import {
-  BLOCK_EVENT_VERSION,
-  type BlockContents,
-  type BlockEvent,
-  contentsOf,
-  coversContents,
-} from '@tributary/schema';
+import { type BlockContents, type BlockEvent, contentsOf, coversContents } from '@tributary/schema';
 import type { StreamDemand } from '../demand/createStreamDemand.ts';
 import type { BlockPublisher } from '../publish/createBlockPublisher.ts';
 import { type CanonicalChain, createCanonicalChain } from '../reorg/createCanonicalChain.ts';
@@ -171,7 +165,7 @@ export function createChainFollower(deps: {
     const orphans = chain.above(fork);
     const events: BlockEvent[] = orphans.map((b) => ({
       type: 'removed',
-      v: BLOCK_EVENT_VERSION,
+      v: 2,
       chainId: o.chainId,
       block: {
         number: b.number,

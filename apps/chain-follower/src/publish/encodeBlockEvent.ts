@@ -17,14 +17,14 @@ export function encodeBlockEvent(event: BlockEvent): Buffer {
 }
 
 /**
- * A shallow copy whose top-level arrays longer than 16 keep only their first element. In v2
- * events transfers name logs: a cut sample keeps the first transfer with the log it names.
+ * A shallow copy whose top-level arrays longer than 16 keep only their first element. Transfers
+ * name logs: a cut sample keeps the first transfer with the log it names.
  */
 function sampleArrays(event: BlockEvent): unknown {
   if (event.type === 'removed') return event;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(event)) out[k] = Array.isArray(v) && v.length > 16 ? v.slice(0, 1) : v;
-  if (event.v === 2 && event.logs.length > 16) {
+  if (event.logs.length > 16) {
     const first = event.transfers[0];
     const named = first ? event.logs.filter((l) => l.logIndex === first.logIndex) : [];
     out['logs'] = named.length > 0 ? named : event.logs.slice(0, 1);

@@ -200,7 +200,7 @@ describe('createBlockConsumer', () => {
       logs: [],
       transfers: [],
     } as BlockEvent;
-    const removal = { type: 'removed', v: 1, chainId: 31337, block: orphan.block } as BlockEvent;
+    const removal: BlockEvent = { type: 'removed', v: 2, chainId: 31337, block: orphan.block };
     const t = await freshTopic();
     await t.send([block(0), orphan, removal, branch]);
     const { consumer } = await startConsumer(t, projector);
@@ -227,26 +227,31 @@ describe('createBlockConsumer', () => {
     const { pool, projector } = await freshDatabase();
     const t = await freshTopic();
     const { chainId: _drop, ...noChain } = block(2);
+    // Payload version 1 was never published by a release: refused like any message that does not match.
+    const v1 = { ...block(2), v: 1 };
     await t.send([
       block(0),
       block(1),
       Buffer.from('{"type":"new", oops'),
       Buffer.from(JSON.stringify(noChain)),
+      Buffer.from(JSON.stringify(v1)),
       block(3),
     ]);
     const started = await startConsumer(t, projector, { maxTransactionBytes: 4096 });
-    await atEnd(t, ['5']);
+    await atEnd(t, ['6']);
     await started.consumer.stop();
     expect(await projectedState(pool)).toEqual(expectedState([0, 1, 3]));
-    expect(started.deadLetters).toBe(2);
+    expect(started.deadLetters).toBe(3);
 
-    const letters = await readAll(t, `${t.prefix}${TOPICS.deadLetters}`, 2);
+    const letters = await readAll(t, `${t.prefix}${TOPICS.deadLetters}`, 3);
     expect(letters.map((l) => [l.offset, l.value, l.reason.split(':')[0]])).toEqual([
       ['2', '{"type":"new", oops', 'DecodeError'],
       ['3', JSON.stringify(noChain), 'DecodeError'],
+      ['4', JSON.stringify(v1), 'DecodeError'],
     ]);
     expect(letters[0]!.reason).toContain('not JSON');
     expect(letters[1]!.reason).toContain('chainId');
+    expect(letters[2]!.reason).toContain('block event version 1: only version 2 is accepted');
   });
 
   it('survives PostgreSQL terminating its connections mid-transaction: retried, every block once', async () => {

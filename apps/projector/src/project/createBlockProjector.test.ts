@@ -28,17 +28,14 @@ function block(
   }));
   const event: FullBlockEvent = {
     type,
-    v: 1,
+    v: 2,
     chainId: 31337,
     block: { number: n, hash: h(n + 1), parentHash: h(n), timestamp: 1_700_000_000 + n },
     transactions: [],
     logs,
     internalTransactions: [],
-    transfers: transfers.map(([from, to, value, token], i) => ({
+    transfers: transfers.map(([from, to, value], i) => ({
       logIndex: i,
-      transactionHash: h(1000 + n),
-      transactionIndex: 0,
-      token: (token ?? TOKEN) as `0x${string}`,
       from: from as `0x${string}`,
       to: to as `0x${string}`,
       value: value.toString(),
@@ -53,17 +50,6 @@ function block(
     hasInternalTransactions: false,
   };
   return event;
-}
-
-/** The same block as a v2 event: each transfer names its log, token and transaction come from it. */
-function v2(e: BlockEvent): BlockEvent {
-  if (e.type === 'removed') return { ...e, v: 2 };
-  if (e.v === 2) return e;
-  return {
-    ...e,
-    v: 2,
-    transfers: e.transfers.map((t) => ({ logIndex: t.logIndex, from: t.from, to: t.to, value: t.value })),
-  };
 }
 
 const alice = a(0xa1);
@@ -157,7 +143,7 @@ async function walletCountsFromTransfers(pool: Pool) {
 
 const removed = (n: number): BlockEvent => ({
   type: 'removed',
-  v: 1,
+  v: 2,
   chainId: 31337,
   block: { number: n, hash: h(n + 1), parentHash: h(n), timestamp: 1_700_000_000 + n },
 });
@@ -338,22 +324,41 @@ describe('createBlockProjector', () => {
     expect(await storedWalletCounts(db.pool)).toEqual(all);
   });
 
-  it('projects v2 events (compact transfers) exactly as v1 events, replays included', async () => {
-    const v1 = await freshDatabase();
-    await v1.projector.projectBatch(chain);
-    const expected = await tables(v1.pool);
+  it('takes the token and transaction of each transfer from the log it names, wherever the log sits', async () => {
     const db = await freshDatabase();
-    const outcome = await db.projector.projectBatch(chain.map(v2));
-    expect(outcome).toEqual({ blocks: 4, logs: 4, transfers: 4, removedBlocks: 0 });
-    expect(await tables(db.pool)).toEqual(expected);
-    // Replays, mixed versions and overlapping batches change nothing.
-    await db.projector.projectBatch(chain);
-    await db.projector.projectBatch(chain.slice(1).map(v2));
-    expect(await tables(db.pool)).toEqual(expected);
-    // Removal and a new branch in v2.
-    await db.projector.projectBatch([v2(removed(3)), v2(removed(2))]);
-    await v1.projector.projectBatch([removed(3), removed(2)]);
-    expect(await tables(db.pool)).toEqual(await tables(v1.pool));
+    const other = a(0xcafe);
+    const e = block(1, [
+      [ZERO, alice, 7n],
+      [alice, bob, 2n, other],
+    ]);
+    // Logs out of index order: the transfers find theirs by logIndex.
+    const shuffled = { ...e, logs: [...e.logs].reverse() } as FullBlockEvent;
+    await db.projector.projectBatch([block(0, []), shuffled]);
+    const { rows } = await db.pool.query(
+      `SELECT log_index, encode(token_address, 'hex') AS token, encode(transaction_hash, 'hex') AS tx,
+              transaction_index, encode(from_address, 'hex') AS f, encode(to_address, 'hex') AS t, value::text
+         FROM transfers ORDER BY log_index`,
+    );
+    expect(rows).toEqual([
+      {
+        log_index: 0,
+        token: TOKEN.slice(2),
+        tx: h(1001).slice(2),
+        transaction_index: 0,
+        f: ZERO.slice(2),
+        t: alice.slice(2),
+        value: '7',
+      },
+      {
+        log_index: 1,
+        token: other.slice(2),
+        tx: h(1001).slice(2),
+        transaction_index: 0,
+        f: alice.slice(2),
+        t: bob.slice(2),
+        value: '2',
+      },
+    ]);
   });
 
   it('gives the same tables when batches are started side by side and finished in order', async () => {
@@ -364,8 +369,8 @@ describe('createBlockProjector', () => {
     const db = await freshDatabase(4);
     // Three batches, the last two repeating blocks of the first (a replay in flight): each later
     // batch writes its new rows while the one before is open, and finishes after it committed.
-    const first = await db.projector.startBatch(chain.slice(0, 3).map(v2));
-    const second = db.projector.startBatch(chain.slice(2).map(v2));
+    const first = await db.projector.startBatch(chain.slice(0, 3));
+    const second = db.projector.startBatch(chain.slice(2));
     const third = db.projector.startBatch(chain.slice(1, 3));
     // Not committed yet: nothing is visible to other sessions.
     expect((await db.pool.query('SELECT count(*)::int AS n FROM blocks')).rows[0].n).toBe(0);

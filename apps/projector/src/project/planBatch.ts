@@ -1,5 +1,5 @@
 import type { BlockSegment, RemovedBlock, SegmentTransfer } from '@tributary/db';
-import { type BlockEvent, type FullBlockEvent, withTransferLog } from '@tributary/schema';
+import type { BlockEvent, FullBlockEvent } from '@tributary/schema';
 
 export type BatchStep = { kind: 'segment'; segment: BlockSegment } | { kind: 'remove'; block: RemovedBlock };
 
@@ -55,9 +55,9 @@ function toSegment(items: { event: FullBlockEvent; confirmed: boolean }[]): Bloc
       parentHash: e.block.parentHash,
       timestamp: e.block.timestamp,
       confirmed,
-      // Log objects are written as they are; v1 transfers too.
+      // Log objects are written as they are.
       logs: e.logs,
-      transfers: e.v === 1 ? e.transfers : resolveTransfers(e),
+      transfers: resolveTransfers(e),
     });
     for (const t of e.tokens) {
       seg.tokens.push({
@@ -77,8 +77,8 @@ function toSegment(items: { event: FullBlockEvent; confirmed: boolean }[]): Bloc
   return seg;
 }
 
-/** v2 transfers name their log: token and transaction come from it (the schema checked it is there). */
-function resolveTransfers(e: Extract<FullBlockEvent, { v: 2 }>): SegmentTransfer[] {
+/** Transfers name their log: token and transaction come from it (the schema checked it is there). */
+function resolveTransfers(e: FullBlockEvent): SegmentTransfer[] {
   const logs = e.logs;
   let byIndex: Map<number, (typeof logs)[number]> | undefined;
   const logAt = (logIndex: number) => {
@@ -93,7 +93,16 @@ function resolveTransfers(e: Extract<FullBlockEvent, { v: 2 }>): SegmentTransfer
   const out: SegmentTransfer[] = new Array(e.transfers.length);
   for (let i = 0; i < e.transfers.length; i++) {
     const t = e.transfers[i]!;
-    out[i] = withTransferLog(t, logAt(t.logIndex));
+    const log = logAt(t.logIndex);
+    out[i] = {
+      logIndex: t.logIndex,
+      transactionHash: log.transactionHash,
+      transactionIndex: log.transactionIndex,
+      token: log.address,
+      from: t.from,
+      to: t.to,
+      value: t.value,
+    };
   }
   return out;
 }

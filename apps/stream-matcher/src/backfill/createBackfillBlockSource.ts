@@ -3,15 +3,13 @@ import {
   APPROVAL_TOPIC0,
   type RpcBlock,
   type RpcLog,
-  SELECTORS,
   TRANSFER_TOPIC0,
-  decodeText,
-  decodeUint,
+  readTokenInfo,
   toBlockHeader,
   toChainLog,
   toHex,
 } from '@tributary/evm';
-import { BLOCK_EVENT_VERSION, type ChainLog, type FullBlockEvent, type TokenInfo } from '@tributary/schema';
+import type { ChainLog, FullBlockEvent, TokenInfo } from '@tributary/schema';
 import { BlockContentsUnavailableError } from '../complete/createBlockCompleter.ts';
 import type { BlockReaders } from '../read/createBlockReaders.ts';
 
@@ -32,33 +30,17 @@ const ERC20_TOPICS = new Set<string>([TRANSFER_TOPIC0, APPROVAL_TOPIC0]);
 
 export function createBackfillBlockSource(deps: { pool: Pool; readers: BlockReaders }): BackfillBlockSource {
   /** Name, symbol and decimals of the ERC20 tokens of a block read from the node (the tables may not know them). */
-  async function tokenInfoOf(
+  function tokenInfoOf(
     chainId: number,
     header: { number: number; hash: string },
     logs: ChainLog[],
   ): Promise<TokenInfo[]> {
     const tokens = new Set(logs.filter((l) => ERC20_TOPICS.has(l.topics[0] ?? '')).map((l) => l.address));
     const reader = deps.readers.forBlock(chainId, header);
-    const read = (to: string, data: `0x${string}`) =>
-      reader.call({ to: to as `0x${string}`, data }).then(
-        (r) => r,
-        () => null,
-      );
     return Promise.all(
-      [...tokens].map(async (address) => {
-        const [name, symbol, decimals] = await Promise.all([
-          read(address, SELECTORS.name),
-          read(address, SELECTORS.symbol),
-          read(address, SELECTORS.decimals),
-        ]);
-        const dec = decodeUint(decimals);
-        return {
-          address: address as `0x${string}`,
-          name: decodeText(name),
-          symbol: decodeText(symbol),
-          decimals: dec !== null && dec <= 255n ? Number(dec) : null,
-        };
-      }),
+      [...tokens].map((token) =>
+        readTokenInfo(token, (data) => reader.call({ to: token, data }).catch(() => null)),
+      ),
     );
   }
 
@@ -119,7 +101,7 @@ export function createBackfillBlockSource(deps: { pool: Pool; readers: BlockRead
 function emptyEvent(chainId: number, header: FullBlockEvent['block']): FullBlockEvent {
   return {
     type: 'confirmed',
-    v: BLOCK_EVENT_VERSION,
+    v: 2,
     chainId,
     block: header,
     transactions: [],

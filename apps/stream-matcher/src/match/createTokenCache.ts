@@ -1,17 +1,17 @@
 import { type Pool, findStreamTokens } from '@tributary/db';
-import type { TokenInfo } from '@tributary/stream-rules';
+import type { KnownToken } from '@tributary/schema';
 
 /** Token metadata and spam flags from the tokens table, read once per block for all its tokens and kept `ttlMs`. */
 export interface TokenCache {
   /** Reads what is not cached (or is stale) of `addresses`, in one round trip. */
   prefetch(chainId: number, addresses: Iterable<string>): Promise<void>;
   /** What prefetch found (undefined: the tables do not know the token). */
-  get(chainId: number, address: string): TokenInfo | undefined;
+  get(chainId: number, address: string): KnownToken | undefined;
 }
 
 export function createTokenCache(deps: { pool: Pool; ttlMs?: number }): TokenCache {
   const ttl = deps.ttlMs ?? 60_000;
-  const cache = new Map<string, { info: TokenInfo | undefined; at: number }>();
+  const cache = new Map<string, { info: KnownToken | undefined; at: number }>();
   return {
     async prefetch(chainId, addresses) {
       const now = Date.now();

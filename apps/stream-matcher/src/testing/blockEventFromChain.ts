@@ -52,7 +52,7 @@ export async function blockEventFromChain(
   });
   return {
     type: opts.type ?? 'new',
-    v: 1,
+    v: 2,
     chainId: await client.getChainId(),
     block: {
       number: Number(block.number),

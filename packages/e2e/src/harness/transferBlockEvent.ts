@@ -24,7 +24,7 @@ export function transferBlockEvent(o: {
   const token = o.token as `0x${string}`;
   return {
     type: o.type,
-    v: 1,
+    v: 2,
     chainId: o.chainId,
     block: { number: n, hash: h(n), parentHash: h(n - 1), timestamp: 1_700_000_000 + n },
     transactions: [
