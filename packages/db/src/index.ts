@@ -154,9 +154,8 @@ export {
 export {
   type FollowerBlock,
   type FollowerState,
-  advanceFollowerCheckpoint,
+  commitFollowerBatch,
   loadFollowerState,
-  markFollowerBlocksConfirmed,
   recordFollowerBlocks,
   rewindFollower,
   listFollowedChainIds,

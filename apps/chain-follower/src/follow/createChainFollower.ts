@@ -1,9 +1,8 @@
 import {
   type FollowerBlock,
   type Pool,
-  advanceFollowerCheckpoint,
+  commitFollowerBatch,
   loadFollowerState,
-  markFollowerBlocksConfirmed,
   recordFollowerBlocks,
   rewindFollower,
 } from '@tributary/db';
@@ -273,14 +272,38 @@ export function createChainFollower(deps: {
     return events;
   }
 
-  async function finishConfirmations(events: BlockEvent[]) {
-    const numbers = events.filter((e) => e.type === 'confirmed').map((e) => e.block.number);
-    await markFollowerBlocksConfirmed(deps.pool, o.chainId, numbers);
+  /** Confirmations recorded (after Kafka acked them), with the checkpoint moved when a batch was published. */
+  async function commit(
+    confirmations: BlockEvent[],
+    published?: { recorded: FollowerBlock[]; genesisHash: string },
+  ) {
+    const numbers = confirmations.filter((e) => e.type === 'confirmed').map((e) => e.block.number);
+    const last = published?.recorded[published.recorded.length - 1];
+    const keepFrom = last ? last.number - o.reorgWindow : 0;
+    await commitFollowerBatch(deps.pool, o.chainId, {
+      confirmed: numbers,
+      ...(published && last
+        ? {
+            checkpoint: {
+              number: last.number,
+              hash: last.hash,
+              genesisHash: published.genesisHash,
+              keepFrom,
+            },
+          }
+        : {}),
+    });
     chain.markConfirmed(numbers);
-    for (const e of events) unconfirmedBodies.delete(e.block.hash);
+    for (const e of confirmations) unconfirmedBodies.delete(e.block.hash);
+    if (!published || !last) return;
+    storedGenesis = published.genesisHash;
+    chain.add(published.recorded);
+    chain.pruneBelow(keepFrom);
+    checkpoint = last.number;
   }
 
-  async function step(signal: AbortSignal) {
+  /** Stage 1: the node's head; a reorg at the head is handled here (true: the step is done). */
+  async function readHead(): Promise<boolean> {
     await deps.demand.refresh();
     const latest = await fetcher.fetchHeader('latest');
     if (!latest) throw new Error('node returned no latest block');
@@ -289,32 +312,50 @@ export function createChainFollower(deps: {
     // A node behind the checkpoint may be lagging, or be another chain (a devnet restarted from genesis).
     if (head < checkpoint) await verifyChain();
     const ours = chain.get(head);
-    if (ours && ours.hash !== latest.hash) return handleReorg(head);
-
-    const next = checkpoint + 1;
-    if (next > head) {
-      const due = await confirmationEvents(chain.unconfirmedUpTo(head - o.confirmations));
-      if (due.length > 0) {
-        await deps.publisher.publish(due);
-        await finishConfirmations(due);
-        log.info({ blocks: due.map((e) => e.block.number) }, 'published confirmations');
-      }
-      // At the head: a chunk of an operator's backfill request, if any; the next step checks the head first.
-      if (await requested.step(Math.min(checkpoint, head - o.confirmations))) return;
-      return deps.heads.waitForNewHead(signal);
+    if (ours && ours.hash !== latest.hash) {
+      await handleReorg(head);
+      return true;
     }
+    return false;
+  }
 
+  /** At the head, nothing new: confirmations due, a chunk of an operator's backfill request, or wait for a head. */
+  async function atHead(signal: AbortSignal) {
+    const due = await confirmationEvents(chain.unconfirmedUpTo(head - o.confirmations));
+    if (due.length > 0) {
+      await deps.publisher.publish(due);
+      await commit(due);
+      log.info({ blocks: due.map((e) => e.block.number) }, 'published confirmations');
+    }
+    // The next step checks the head first.
+    if (await requested.step(Math.min(checkpoint, head - o.confirmations))) return;
+    await deps.heads.waitForNewHead(signal);
+  }
+
+  /** Stage 2: the next blocks, deep ones (backfill, read one range ahead) or at the head; undefined: a reorg was handled. */
+  async function readBatch(next: number): Promise<{ blocks: FetchedBlock[]; backfill: boolean } | undefined> {
     const deepEnd = head - o.confirmations;
     const backfill = next <= deepEnd;
-    const batch = backfill ? Math.min(o.maxBatchBlocks, range.size() * o.rpcConcurrency) : o.headBatchBlocks;
-    let to = Math.min(backfill ? deepEnd : head, next + batch - 1);
+    const size = backfill ? Math.min(o.maxBatchBlocks, range.size() * o.rpcConcurrency) : o.headBatchBlocks;
+    const to = Math.min(backfill ? deepEnd : head, next + size - 1);
     const blocks = backfill ? await fetchBackfill(next, to, deepEnd) : await fetchForStreams(next, to);
-    to = next + blocks.length - 1;
-    if (backfill && to < deepEnd) prefetch(to + 1, Math.min(deepEnd, to + batch));
+    const end = next + blocks.length - 1;
+    if (backfill && end < deepEnd) prefetch(end + 1, Math.min(deepEnd, end + size));
     const prev = chain.get(next - 1);
-    if (prev && blocks[0] && blocks[0].header.parentHash !== prev.hash) return handleReorg(next - 1);
+    if (prev && blocks[0] && blocks[0].header.parentHash !== prev.hash) {
+      await handleReorg(next - 1);
+      return undefined;
+    }
+    return { blocks, backfill };
+  }
 
-    const enriched = await enricher.enrich(blocks);
+  /**
+   * Stage 3: the batch enriched, recorded as an intent, then published with the confirmations
+   * due; stage 4 (commit) records what Kafka acked in one transaction.
+   */
+  async function publishBatch(next: number, batch: { blocks: FetchedBlock[]; backfill: boolean }) {
+    const { backfill } = batch;
+    const enriched = await enricher.enrich(batch.blocks);
     const type = backfill ? 'confirmed' : 'new';
     const events: BlockEvent[] = enriched.bodies.map((b) => ({ type, ...b }));
     const confirmations = await confirmationEvents(chain.unconfirmedUpTo(head - o.confirmations));
@@ -327,22 +368,10 @@ export function createChainFollower(deps: {
     // reads the chain's newest block before the confirmations that lag behind it.
     await deps.publisher.publish(backfill ? [...confirmations, ...events] : [...events, ...confirmations]);
     enriched.commit();
-    await finishConfirmations(confirmations);
-    const last = recorded[recorded.length - 1]!;
-    const keepFrom = last.number - o.reorgWindow;
     // verifyChain ran before the first step: the genesis is the node's, and the same chain's.
-    const genesisHash = genesis!;
-    await advanceFollowerCheckpoint(
-      deps.pool,
-      o.chainId,
-      { number: last.number, hash: last.hash, genesisHash },
-      keepFrom,
-    );
-    storedGenesis = genesisHash;
-    chain.add(recorded);
-    chain.pruneBelow(keepFrom);
+    await commit(confirmations, { recorded, genesisHash: genesis! });
+    const last = recorded[recorded.length - 1]!;
     if (!backfill) for (const b of enriched.bodies) unconfirmedBodies.set(b.block.hash, b);
-    checkpoint = last.number;
     progress.lag(head, checkpoint);
     progress.published({
       from: next,
@@ -353,6 +382,15 @@ export function createChainFollower(deps: {
       lastTimestamp: Number(last.timestamp),
       rangeBlocks: range.size(),
     });
+  }
+
+  /** One step: the head, then at the head a wait, else the next batch read and published. */
+  async function step(signal: AbortSignal) {
+    if (await readHead()) return;
+    const next = checkpoint + 1;
+    if (next > head) return atHead(signal);
+    const batch = await readBatch(next);
+    if (batch) await publishBatch(next, batch);
   }
 
   // A step that failed for good (deterministic): retried slowly, said in readiness meanwhile.

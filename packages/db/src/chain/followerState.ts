@@ -71,25 +71,29 @@ export async function recordFollowerBlocks(pool: Pool, chainId: number, blocks: 
   );
 }
 
-export async function markFollowerBlocksConfirmed(pool: Pool, chainId: number, numbers: readonly number[]) {
-  if (numbers.length === 0) return;
-  await pool.query(
-    'UPDATE follower_blocks SET confirmed = true WHERE chain_id = $1 AND number = ANY($2::bigint[])',
-    [chainId, numbers],
-  );
-}
-
 /**
- * Advances the checkpoint (after Kafka acked) with the genesis hash of its chain, and forgets blocks
- * older than keepFrom.
+ * What a published batch leaves to record, in one transaction (after Kafka acked it): the blocks
+ * whose `confirmed` event went out, and, when the batch published blocks past the checkpoint, the
+ * checkpoint (with the genesis hash of its chain) moved to its last block, forgetting blocks older
+ * than `keepFrom`.
  */
-export async function advanceFollowerCheckpoint(
+export async function commitFollowerBatch(
   pool: Pool,
   chainId: number,
-  checkpoint: { number: number; hash: string; genesisHash: string },
-  keepFrom: number,
+  batch: {
+    confirmed: readonly number[];
+    checkpoint?: { number: number; hash: string; genesisHash: string; keepFrom: number };
+  },
 ) {
+  const { confirmed, checkpoint } = batch;
+  if (confirmed.length === 0 && !checkpoint) return;
   await withTransaction(pool, async (client) => {
+    if (confirmed.length > 0)
+      await client.query(
+        'UPDATE follower_blocks SET confirmed = true WHERE chain_id = $1 AND number = ANY($2::bigint[])',
+        [chainId, confirmed],
+      );
+    if (!checkpoint) return;
     await client.query(
       `INSERT INTO follower_checkpoints (chain_id, block_number, block_hash, genesis_hash, updated_at)
        VALUES ($1, $2, $3, $4, now())
@@ -99,7 +103,7 @@ export async function advanceFollowerCheckpoint(
     );
     await client.query('DELETE FROM follower_blocks WHERE chain_id = $1 AND number < $2', [
       chainId,
-      keepFrom,
+      checkpoint.keepFrom,
     ]);
   });
 }
