@@ -220,7 +220,7 @@ fi
 
 # The dev key is shown once at creation, so it is kept in .data for the next start; one the database
 # does not hold as active (a new database, a revoked key) is made again.
-keys() { node --import tsx apps/gateway/src/cli/keys.ts "$@"; }
+keys() { node --import tsx apps/admin/src/cli/keys.ts "$@"; }
 key_file=${TRIBUTARY_DATA_DIR:-$root/.data}/dev-api-key
 key_active() {
   local prefix listed
@@ -232,11 +232,11 @@ if [ ! -s "$key_file" ] || ! key_active; then
   keys create --account dev --label "local devnet" >"$scratch/keys.out" 2>&1 || {
     cat "$scratch/keys.out" >&2
     fail "the dev API key could not be created: $(last_line "$scratch/keys.out")" \
-      "check that DATABASE_URL ($(shown "$DATABASE_URL")) accepts writes, then run npm start again (pnpm --filter @tributary/gateway keys create --account dev makes one by hand)"
+      "check that DATABASE_URL ($(shown "$DATABASE_URL")) accepts writes, then run npm start again (pnpm --filter @tributary/admin keys create --account dev makes one by hand)"
   }
   key=$(sed -n 's/^api key .*: //p' "$scratch/keys.out")
   [ -n "$key" ] || fail "the keys command printed no key: $(last_line "$scratch/keys.out")" \
-    "run pnpm --filter @tributary/gateway keys create --account dev yourself to see why"
+    "run pnpm --filter @tributary/admin keys create --account dev yourself to see why"
   (umask 077 && printf '%s\n' "$key" >"$key_file")
 fi
 API_KEY=$(cat "$key_file")

@@ -144,8 +144,3 @@ export type Env = z.infer<typeof envSchema>;
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   return parseEnv(envSchema, source);
 }
-
-/** The keys CLI needs only the database. */
-export function loadCliEnv(source: NodeJS.ProcessEnv = process.env): { DATABASE_URL: string } {
-  return parseEnv(z.object({ DATABASE_URL: databaseEnv.DATABASE_URL }), source);
-}

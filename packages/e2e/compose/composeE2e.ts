@@ -37,7 +37,7 @@ try {
     'pnpm',
     '-s',
     '--filter',
-    '@tributary/gateway',
+    '@tributary/admin',
     'keys',
     'create',
     '--account',

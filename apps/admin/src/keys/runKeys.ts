@@ -1,15 +1,23 @@
 import { parseArgs } from 'node:util';
 import { createAccountWithKey, createPool, listApiKeys, migrate, revokeApiKey } from '@tributary/db';
-import { loadCliEnv } from '../env.ts';
+import type { KeysEnv } from './keysEnv.ts';
 
-const USAGE = `usage:
+const KEYS_USAGE = `usage:
   keys create --account <name> [--label <label>]   create a key (and the account if needed); prints the key once
   keys revoke <key-or-prefix>                       revoke one key
   keys list                                         list keys (prefixes only)`;
 
-async function run(argv: string[], out: (line: string) => void): Promise<number> {
+/**
+ * Runs one keys command against the database `loadEnv` names (read only once a command is given,
+ * so `--help` needs none); 0 done, 1 no such key or an ambiguous prefix, 2 bad usage.
+ */
+export async function runKeys(
+  argv: readonly string[],
+  loadEnv: () => KeysEnv,
+  out: (line: string) => void,
+): Promise<number> {
   const { positionals, values } = parseArgs({
-    args: argv,
+    args: [...argv],
     allowPositionals: true,
     options: {
       account: { type: 'string' },
@@ -19,10 +27,10 @@ async function run(argv: string[], out: (line: string) => void): Promise<number>
   });
   const [command, arg] = positionals;
   if (values.help || !command) {
-    out(USAGE);
+    out(KEYS_USAGE);
     return command ? 0 : 2;
   }
-  const env = loadCliEnv();
+  const env = loadEnv();
   await migrate(env.DATABASE_URL);
   const pool = createPool({ connectionString: env.DATABASE_URL, max: 2, application: 'gateway-keys' });
   try {
@@ -69,20 +77,10 @@ async function run(argv: string[], out: (line: string) => void): Promise<number>
         return 0;
       }
       default:
-        out(`unknown command ${command}\n${USAGE}`);
+        out(`unknown command ${command}\n${KEYS_USAGE}`);
         return 2;
     }
   } finally {
     await pool.end();
   }
 }
-
-run(process.argv.slice(2), (line) => console.log(line)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    console.error(`keys: ${err instanceof Error ? err.message : String(err)}`);
-    process.exitCode = 1;
-  },
-);
