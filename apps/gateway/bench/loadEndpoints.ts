@@ -20,7 +20,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAccountWithKey, createPool } from '@tributary/db';
+import { createPool } from '@tributary/db';
+import { createAccountWithKey } from '@tributary/db/accounts';
 import { measureMachineSpeed, measureTableBytes } from '@tributary/testkit/bench';
 import pg from 'pg';
 import { READ_SESSION_SETTINGS, withSessionSettings } from '../src/db-settings/withSessionSettings.ts';

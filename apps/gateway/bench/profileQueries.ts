@@ -5,15 +5,14 @@
 // after the gateway's own session settings, e.g. "-c jit=on -c max_parallel_workers_per_gather=2");
 // loadEndpoints.ts runs it too after the load phases and records the figures.
 import { loadavg } from 'node:os';
+import { type Pool, createPool } from '@tributary/db';
 import {
-  type Pool,
   countWalletTransfers,
-  createPool,
   findContractLogs,
   findTokenOwners,
   findWalletTransfers,
   walletTransferTotalAtHead,
-} from '@tributary/db';
+} from '@tributary/db/queries';
 import { CHAIN_ID, type SeedParams, TRANSFER_TOPIC0, benchDatabaseName } from './datasetShape.ts';
 import { PATHS } from './requestMix.ts';
 import { withSessionSettings } from '../src/db-settings/withSessionSettings.ts';

@@ -10,7 +10,9 @@ import {
   kafkaClientLogger,
   topicsFor,
 } from '@tributary/bus';
-import { createGapRepairStore, createPool, deadLettersAcknowledgedAt, migrate } from '@tributary/db';
+import { createPool, migrate } from '@tributary/db';
+import { createGapRepairStore } from '@tributary/db/chain';
+import { deadLettersAcknowledgedAt } from '@tributary/db/ops';
 import {
   EXIT_CODES,
   type ProgressWatchdog,

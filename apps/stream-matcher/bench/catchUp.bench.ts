@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { addStreamAddresses, createPool, insertStream } from '@tributary/db';
+import { createPool } from '@tributary/db';
+import { addStreamAddresses, insertStream } from '@tributary/db/streams';
 import { createKafka, createProducer, topicsFor } from '@tributary/bus';
 import { createLogger, createOutageLog } from '@tributary/runtime';
 import type { FullBlockEvent } from '@tributary/schema';

@@ -1,6 +1,7 @@
 import { createKafka, createProducer, hoursToMs, kafkaClientLogger } from '@tributary/bus';
 import { kafkaReplication, redisConnection } from '@tributary/config';
-import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
+import { createPool } from '@tributary/db';
+import { deadLettersAcknowledgedAt } from '@tributary/db/ops';
 import {
   bootService,
   createConsumerGapCounter,

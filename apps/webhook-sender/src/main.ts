@@ -10,7 +10,8 @@ import {
   topicsFor,
 } from '@tributary/bus';
 import { kafkaReplication, redisConnection } from '@tributary/config';
-import { createPool, deadLettersAcknowledgedAt } from '@tributary/db';
+import { createPool } from '@tributary/db';
+import { deadLettersAcknowledgedAt } from '@tributary/db/ops';
 import {
   Counter,
   bootService,

@@ -2,7 +2,8 @@ import { TOPICS } from '@tributary/schema';
 import type { ChildProcess } from 'node:child_process';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Pool, acknowledgeDeadLetters, createPool } from '@tributary/db';
+import { type Pool, createPool } from '@tributary/db';
+import { acknowledgeDeadLetters } from '@tributary/db/ops';
 import {
   createTestDatabase,
   freePort,

@@ -24,7 +24,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createKafka } from '@tributary/bus';
 import { bulkTransferEmitterAbi } from '@tributary/contracts';
-import { copyBinary, createPool, migrate } from '@tributary/db';
+import { createPool, migrate } from '@tributary/db';
+import { copyBinary } from '@tributary/db/chain';
 import { createDevnetClient, deployBulkTransferEmitter } from '@tributary/devnet';
 import {
   cpuSecondsBetween,

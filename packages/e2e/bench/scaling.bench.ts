@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAccountWithKey, createPool } from '@tributary/db';
+import { createPool } from '@tributary/db';
+import { createAccountWithKey } from '@tributary/db/accounts';
 import { WEBHOOK_QUEUE, enqueueDeliveries } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 import {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { addStreamAddresses, createPool, insertStream } from '@tributary/db';
+import { createPool } from '@tributary/db';
+import { addStreamAddresses, insertStream } from '@tributary/db/streams';
 import { type FullBlockEvent, TOPICS } from '@tributary/schema';
 import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import { Queue } from 'bullmq';

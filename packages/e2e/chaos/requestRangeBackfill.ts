@@ -1,4 +1,5 @@
-import { type Pool, getBackfillRequest, requestBackfill } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { getBackfillRequest, requestBackfill } from '@tributary/db/chain';
 
 /**
  * What `npm run admin -- backfill` does: a request that the running follower re-publish blocks

@@ -1,7 +1,8 @@
 import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CreatedApiKey, type Pool, createAccountWithKey, createPool, migrate } from '@tributary/db';
+import { type Pool, createPool, migrate } from '@tributary/db';
+import { type CreatedApiKey, createAccountWithKey } from '@tributary/db/accounts';
 import {
   type FaultyRpc,
   type StartedAnvil,

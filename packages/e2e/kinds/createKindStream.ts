@@ -1,4 +1,5 @@
-import { type Pool, getStreamById } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { getStreamById } from '@tributary/db/streams';
 import type { CountedStream } from './countStreamWebhooks.ts';
 import type { KindName, KindStream } from './streamKind.ts';
 

@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { acknowledgeDeadLetters, addStreamAddresses, insertStream } from '@tributary/db';
+import { acknowledgeDeadLetters } from '@tributary/db/ops';
+import { addStreamAddresses, insertStream } from '@tributary/db/streams';
 import { type FullBlockEvent, TOPICS } from '@tributary/schema';
 import { getTestSettings, startRedisCutProxy } from '@tributary/testkit';
 import { Kafka, type Producer, logLevel } from 'kafkajs';

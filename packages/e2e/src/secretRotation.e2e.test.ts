@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingHttpHeaders, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { insertDelivery } from '@tributary/db';
+import { insertDelivery } from '@tributary/db/streams';
 import { getTestSettings, uniqueName } from '@tributary/testkit';
 import { WEBHOOK_QUEUE, enqueueDelivery, serializeWebhook } from '@tributary/webhooks';
 import { Queue } from 'bullmq';

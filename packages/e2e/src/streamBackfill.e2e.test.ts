@@ -1,4 +1,4 @@
-import { createAccountWithKey } from '@tributary/db';
+import { createAccountWithKey } from '@tributary/db/accounts';
 import { type DemoDeployment, type DevnetClient, createDevnetClient, deployDemo } from '@tributary/devnet';
 import { erc20TransferEventAbi } from '@tributary/evm';
 import { signWebhook } from '@tributary/webhooks';

@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Pool } from '@tributary/db';
 import {
   type BackfillRequest,
-  type Pool,
   cancelBackfill,
   followerCheckpointOf,
   getBackfillRequest,
   requestBackfill,
-} from '@tributary/db';
+} from '@tributary/db/chain';
 import { CommandFailure, UsageError } from './adminErrors.ts';
 
 /** A block number, chain id or request id argument: a non-negative safe integer in decimal. */

@@ -1,5 +1,6 @@
 import { type StoredDeadLetter, readDeadLetters } from '@tributary/bus';
-import { type Pool, acknowledgeDeadLetters, deadLettersAcknowledgedAt } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { acknowledgeDeadLetters, deadLettersAcknowledgedAt } from '@tributary/db/ops';
 import type { Kafka } from 'kafkajs';
 
 /**

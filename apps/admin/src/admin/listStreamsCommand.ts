@@ -1,5 +1,6 @@
 import { escapeControls } from '../cli/escapeControls.ts';
-import { type Pool, type StreamOverview, listStreamOverviews } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { type StreamOverview, listStreamOverviews } from '@tributary/db/streams';
 import type { StreamStatus } from '@tributary/schema';
 
 /** `streams list`: every stream across accounts, one line each (or the rows as JSON). */

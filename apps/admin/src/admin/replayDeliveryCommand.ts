@@ -1,4 +1,5 @@
-import { type Pool, findDeliveryOwner } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { findDeliveryOwner } from '@tributary/db/streams';
 import { replayDelivery } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import { CommandFailure } from './adminErrors.ts';

@@ -3,20 +3,16 @@ import { execFile } from 'node:child_process';
 import { createDeadLetters, createProducer, createKafka, ensureTopics } from '@tributary/bus';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { createPool, type Pool } from '@tributary/db';
+import { advanceBackfill, getBackfillRequest, listOpenBackfills, requestBackfill } from '@tributary/db/chain';
 import {
   addStreamAddresses,
-  advanceBackfill,
-  createPool,
-  getBackfillRequest,
   insertDelivery,
   insertStream,
-  listOpenBackfills,
-  type Pool,
   recordStreamFailures,
-  requestBackfill,
   setDeliveryStatus,
   setStreamStatus,
-} from '@tributary/db';
+} from '@tributary/db/streams';
 import {
   createTestDatabase,
   freePort,

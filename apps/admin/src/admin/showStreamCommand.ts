@@ -1,4 +1,5 @@
-import { type Pool, getStreamById, listHistory, listStreamAddresses } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { getStreamById, listHistory, listStreamAddresses } from '@tributary/db/streams';
 import { escapeControls } from '../cli/escapeControls.ts';
 import { CommandFailure } from './adminErrors.ts';
 

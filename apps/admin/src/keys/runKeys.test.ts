@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type Pool, createPool, findAccountByApiKey } from '@tributary/db';
+import { type Pool, createPool } from '@tributary/db';
+import { findAccountByApiKey } from '@tributary/db/accounts';
 import { type TestDatabase, createTestDatabase } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

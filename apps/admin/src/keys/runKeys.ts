@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { createAccountWithKey, createPool, listApiKeys, migrate, revokeApiKey } from '@tributary/db';
+import { createPool, migrate } from '@tributary/db';
+import { createAccountWithKey, listApiKeys, revokeApiKey } from '@tributary/db/accounts';
 import type { KeysEnv } from './keysEnv.ts';
 
 const KEYS_USAGE = `usage:

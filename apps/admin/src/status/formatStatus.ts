@@ -1,5 +1,5 @@
 import { describeBackfill } from '../admin/backfillCommand.ts';
-import type { StreamBackfill } from '@tributary/db';
+import type { StreamBackfill } from '@tributary/db/streams';
 import { escapeControls } from '../cli/escapeControls.ts';
 import type { StatusSnapshot } from './readStatus.ts';
 

@@ -1,14 +1,13 @@
 import { type StoredDeadLetter, readDeadLetters } from '@tributary/bus';
+import type { Pool } from '@tributary/db';
+import { type BackfillRequest, listOpenBackfills } from '@tributary/db/chain';
+import { deadLettersAcknowledgedAt } from '@tributary/db/ops';
 import {
-  type BackfillRequest,
-  type Pool,
   countDeliveriesByStatus,
   countStreamsByStatus,
-  deadLettersAcknowledgedAt,
-  listOpenBackfills,
   listRunningStreamBackfills,
   type StreamBackfill,
-} from '@tributary/db';
+} from '@tributary/db/streams';
 import { TOPICS } from '@tributary/schema';
 import type { Queue } from 'bullmq';
 import type { Admin, Kafka } from 'kafkajs';

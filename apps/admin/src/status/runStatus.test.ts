@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createPool, insertDelivery, insertStream, type Pool, requestBackfill } from '@tributary/db';
+import { createPool, type Pool } from '@tributary/db';
+import { requestBackfill } from '@tributary/db/chain';
+import { insertDelivery, insertStream } from '@tributary/db/streams';
 import { TOPICS } from '@tributary/schema';
 import {
   createKafkaTopic,

@@ -1,7 +1,7 @@
 import { createProducer } from '@tributary/bus';
 import { demoTokenAbi } from '@tributary/contracts';
 import { createDevnetClient, deployDemo, devnetAccount, waitMined } from '@tributary/devnet';
-import { cancelBackfill, getBackfillRequest, requestBackfill } from '@tributary/db';
+import { cancelBackfill, getBackfillRequest, requestBackfill } from '@tributary/db/chain';
 import { type Registry, createLogger, createMetrics } from '@tributary/runtime';
 import type { BlockEvent } from '@tributary/schema';
 import { startAnvil } from '@tributary/testkit';

@@ -1,4 +1,5 @@
-import { type Pool, advanceBackfill, nextBackfillRequest } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { advanceBackfill, nextBackfillRequest } from '@tributary/db/chain';
 import type { Logger, Registry } from '@tributary/runtime';
 import type { BlockEvent } from '@tributary/schema';
 import type { BlockPublisher } from '../publish/createBlockPublisher.ts';

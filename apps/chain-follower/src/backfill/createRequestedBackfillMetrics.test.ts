@@ -1,4 +1,5 @@
-import { advanceBackfill, cancelBackfill, createPool, requestBackfill } from '@tributary/db';
+import { createPool } from '@tributary/db';
+import { advanceBackfill, cancelBackfill, requestBackfill } from '@tributary/db/chain';
 import { createMetrics } from '@tributary/runtime';
 import { createTestDatabase } from '@tributary/testkit';
 import { describe, expect, it } from 'vitest';

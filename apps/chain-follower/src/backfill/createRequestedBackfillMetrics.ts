@@ -1,4 +1,5 @@
-import { type Pool, backfillBlocksRemaining } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { backfillBlocksRemaining } from '@tributary/db/chain';
 import { Counter, Gauge, type Registry } from '@tributary/runtime';
 
 export interface RequestedBackfillMetrics {

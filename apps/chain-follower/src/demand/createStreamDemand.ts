@@ -1,4 +1,5 @@
-import { type Pool, getStreamSetVersion, loadChainStreamKeys, loadStreamConfigs } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { getStreamSetVersion, loadChainStreamKeys, loadStreamConfigs } from '@tributary/db/streams';
 import type { Logger } from '@tributary/runtime';
 import { type BlockContents, NO_CONTENTS } from '@tributary/schema';
 import { type StreamConfig, streamReads } from '@tributary/stream-rules';

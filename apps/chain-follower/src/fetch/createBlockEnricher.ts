@@ -1,4 +1,5 @@
-import { findKnownAddressKinds, findKnownTokens, type Pool } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { findKnownAddressKinds, findKnownTokens } from '@tributary/db/chain';
 import {
   ZERO_ADDRESS,
   type NftContractInfo,

@@ -1,6 +1,6 @@
 import { valueForwarderAbi, valueForwarderBytecode } from '@tributary/contracts';
 import { type DevnetClient, createDevnetClient, deploy, devnetAccount, waitMined } from '@tributary/devnet';
-import { listOpenBackfills, requestBackfill } from '@tributary/db';
+import { listOpenBackfills, requestBackfill } from '@tributary/db/chain';
 import type { BlockEvent, FullBlockEvent } from '@tributary/schema';
 import { type StartedAnvil, startAnvil } from '@tributary/testkit';
 import type { PublicClient } from 'viem';

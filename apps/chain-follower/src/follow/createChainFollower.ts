@@ -1,11 +1,11 @@
+import type { Pool } from '@tributary/db';
 import {
   type FollowerBlock,
-  type Pool,
   commitFollowerBatch,
   loadFollowerState,
   recordFollowerBlocks,
   rewindFollower,
-} from '@tributary/db';
+} from '@tributary/db/chain';
 import { type Logger, type Registry, classifyFailure, sleep } from '@tributary/runtime';
 import { type BlockContents, type BlockEvent, contentsOf, coversContents } from '@tributary/schema';
 import type { StreamDemand } from '../demand/createStreamDemand.ts';

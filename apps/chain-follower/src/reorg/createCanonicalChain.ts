@@ -1,4 +1,4 @@
-import type { FollowerBlock } from '@tributary/db';
+import type { FollowerBlock } from '@tributary/db/chain';
 
 /** The follower's view of the recent canonical chain (mirrors follower_blocks), by height. */
 export interface CanonicalChain {

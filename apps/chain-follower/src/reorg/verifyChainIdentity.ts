@@ -1,4 +1,4 @@
-import type { FollowerBlock } from '@tributary/db';
+import type { FollowerBlock } from '@tributary/db/chain';
 import type { BlockHeader } from '@tributary/schema';
 
 /** The node serves another chain than the one indexed (a devnet restarted from genesis, another network). */

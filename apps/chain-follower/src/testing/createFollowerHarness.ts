@@ -1,5 +1,7 @@
 import { blockEventCodec, createProducer, createKafka, ensureTopics } from '@tributary/bus';
-import { type Pool, createAccountWithKey, createPool, insertStream } from '@tributary/db';
+import { type Pool, createPool } from '@tributary/db';
+import { createAccountWithKey } from '@tributary/db/accounts';
+import { insertStream } from '@tributary/db/streams';
 import { type Registry, createLogger, createMetrics } from '@tributary/runtime';
 import { type BlockEvent, TOPICS } from '@tributary/schema';
 import { createTestDatabase, getTestSettings, uniqueName } from '@tributary/testkit';

@@ -1,4 +1,4 @@
-import { createAccountWithKey, revokeApiKey } from '@tributary/db';
+import { createAccountWithKey, revokeApiKey } from '@tributary/db/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthedAccount } from '../auth/createAuthenticate.ts';
 import { BadRequestError, NotFoundError, ValidationError } from '../errors/apiErrors.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createAccountWithKey, revokeApiKey } from '@tributary/db';
+import { createAccountWithKey, revokeApiKey } from '@tributary/db/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addr, followChains } from '../testing/chainFixtures.ts';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';

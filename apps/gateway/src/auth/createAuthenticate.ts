@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type ApiKeyAccount, type Pool, findAccountByApiKey } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { type ApiKeyAccount, findAccountByApiKey } from '@tributary/db/accounts';
 import type { RequestHandler } from 'express';
 import { RateLimitedError, UnauthorizedError } from '../errors/apiErrors.ts';
 import { clientAddressKey } from './clientAddressKey.ts';

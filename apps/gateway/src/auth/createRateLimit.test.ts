@@ -1,4 +1,4 @@
-import { createAccountWithKey } from '@tributary/db';
+import { createAccountWithKey } from '@tributary/db/accounts';
 import { type RedisServer, startRedisServer } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

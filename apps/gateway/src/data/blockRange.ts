@@ -1,5 +1,5 @@
 import type { Pool } from '@tributary/db';
-import { findFirstBlockAtOrAfter, findLastBlockAtOrBefore } from '@tributary/db';
+import { findFirstBlockAtOrAfter, findLastBlockAtOrBefore } from '@tributary/db/queries';
 
 /** Inclusive block bounds; `empty` when a date lies past every stored block (or before all). */
 export type BlockRange = { empty: true } | { empty: false; fromBlock?: number; toBlock?: number };

@@ -1,4 +1,4 @@
-import { findContractLogs } from '@tributary/db';
+import { findContractLogs } from '@tributary/db/queries';
 import { contractLogsQuery, contractPathParams } from '@tributary/schema';
 import type { Request, Response } from 'express';
 import { RawJson } from '../json/rawJson.ts';

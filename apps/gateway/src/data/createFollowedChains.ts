@@ -1,5 +1,6 @@
 import type { Chain } from '@tributary/chains';
-import { type Pool, listFollowedChainIds } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { listFollowedChainIds } from '@tributary/db/chain';
 import type { Logger } from 'pino';
 import { BadRequestError } from '../errors/apiErrors.ts';
 

@@ -1,4 +1,5 @@
-import { type Pool, type TokenMetadata, findTokenMetadata } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { type TokenMetadata, findTokenMetadata } from '@tributary/db/queries';
 
 export interface TokenMetadataCache {
   /** Metadata of each address (null: no such token stored), from the cache or one query for the rest. */

@@ -1,5 +1,5 @@
+import type { Pool } from '@tributary/db';
 import {
-  type Pool,
   countWalletTransfers,
   findContractLogs,
   findFirstBlockAtOrAfter,
@@ -9,7 +9,7 @@ import {
   latestTransferBlock,
   walletRangeTotal,
   walletTransferTotalAtHead,
-} from '@tributary/db';
+} from '@tributary/db/queries';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_SESSION_SETTINGS } from '../db-settings/withSessionSettings.ts';

@@ -1,4 +1,4 @@
-import { type TokenOwnerRecord, findTokenOwners } from '@tributary/db';
+import { type TokenOwnerRecord, findTokenOwners } from '@tributary/db/queries';
 import { tokenOwnersQuery, tokenPathParams } from '@tributary/schema';
 import type { Request, Response } from 'express';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-import { type TokenMetadata, type WalletTransferRecord, findWalletTransfers } from '@tributary/db';
+import { type TokenMetadata, type WalletTransferRecord, findWalletTransfers } from '@tributary/db/queries';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addr,

@@ -1,4 +1,4 @@
-import type { TokenMetadata, WalletTransferRecord } from '@tributary/db';
+import type { TokenMetadata, WalletTransferRecord } from '@tributary/db/queries';
 import { formatUnits } from './formatUnits.ts';
 
 const text = (s: string | null): string => (s === null ? 'null' : JSON.stringify(s));

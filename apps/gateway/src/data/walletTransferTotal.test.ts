@@ -1,11 +1,10 @@
+import { type PoolClient, hexToBytes } from '@tributary/db';
 import {
   type ChainSegment,
-  type PoolClient,
   type TransferRow,
-  hexToBytes,
   projectChainSegment,
   removeChainBlock,
-} from '@tributary/db';
+} from '@tributary/db/chain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addr, hash32, followChains } from '../testing/chainFixtures.ts';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';

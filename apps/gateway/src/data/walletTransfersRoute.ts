@@ -4,7 +4,7 @@ import {
   latestTransferBlock,
   walletRangeTotal,
   walletTransferTotalAtHead,
-} from '@tributary/db';
+} from '@tributary/db/queries';
 import { walletPathParams, walletTransfersQuery } from '@tributary/schema';
 import type { Request, Response } from 'express';
 import { rawJsonArray } from '../json/rawJson.ts';

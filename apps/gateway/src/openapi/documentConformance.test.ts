@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createStreamBackfill, insertDelivery } from '@tributary/db';
+import { createStreamBackfill, insertDelivery } from '@tributary/db/streams';
 import { erc20TransferEventAbi } from '@tributary/evm';
 import { errorBody } from '@tributary/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

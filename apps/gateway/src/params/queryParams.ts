@@ -1,5 +1,5 @@
 import type { Chain, ChainRegistry } from '@tributary/chains';
-import type { SortOrder } from '@tributary/db';
+import type { SortOrder } from '@tributary/db/queries';
 import { BadRequestError } from '../errors/apiErrors.ts';
 
 /** `req.query` as the gateway's query parser (qs) leaves it. */

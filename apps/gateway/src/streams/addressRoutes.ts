@@ -1,5 +1,5 @@
+import { type PoolClient, withTransaction } from '@tributary/db';
 import {
-  type PoolClient,
   addStreamAddresses,
   countAddresses,
   getStream,
@@ -7,8 +7,7 @@ import {
   lockAccount,
   removeStreamAddresses,
   replaceStreamAddresses,
-  withTransaction,
-} from '@tributary/db';
+} from '@tributary/db/streams';
 import express, { type Request, type Response, type Router } from 'express';
 import { streamAddressBody, streamListQuery } from '@tributary/schema';
 import { z } from 'zod';

@@ -1,16 +1,16 @@
+import { withTransaction } from '@tributary/db';
+import { followerCheckpointOf } from '@tributary/db/chain';
 import {
   type StreamBackfill,
   cancelStreamBackfill,
   countBackfillDelivered,
   countRunningStreamBackfills,
   createStreamBackfill,
-  followerCheckpointOf,
   getStream,
   getStreamBackfill,
   listStreamBackfills,
   lockAccount,
-  withTransaction,
-} from '@tributary/db';
+} from '@tributary/db/streams';
 import { type StreamBackfillBody, streamBackfillBody } from '@tributary/schema';
 import type { Request, Response, Router } from 'express';
 import { NotFoundError, ValidationError } from '../errors/apiErrors.ts';

@@ -4,7 +4,7 @@ import {
   deliveryStats,
   getStream,
   listHistory,
-} from '@tributary/db';
+} from '@tributary/db/streams';
 import { bodyForAttempt, replayDelivery } from '@tributary/webhooks';
 import { historyQuery } from '@tributary/schema';
 import type { Router } from 'express';

@@ -1,5 +1,6 @@
-import { getStream, getWebhookSecrets, listStreamWebhooks, streamWebhooksStart } from '@tributary/db';
-import type { StreamWebhook, StreamWebhookKey } from '@tributary/db';
+import { getWebhookSecrets } from '@tributary/db/accounts';
+import { getStream, listStreamWebhooks, streamWebhooksStart } from '@tributary/db/streams';
+import type { StreamWebhook, StreamWebhookKey } from '@tributary/db/streams';
 import { listenQuery } from '@tributary/schema';
 import { webhookHeaders } from '@tributary/webhooks';
 import type { Request, Response, Router } from 'express';

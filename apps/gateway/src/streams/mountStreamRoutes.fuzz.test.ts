@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createAccountWithKey, insertDelivery } from '@tributary/db';
+import { createAccountWithKey } from '@tributary/db/accounts';
+import { insertDelivery } from '@tributary/db/streams';
 import { erc20TransferEventAbi } from '@tributary/evm';
 import { TEST_WEBHOOK_BODY } from '@tributary/webhooks';
 import fc from 'fast-check';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { getStream, insertStream } from '@tributary/db';
+import { getStream, insertStream } from '@tributary/db/streams';
 import { type WebhookPolicy, type WebhookPoster, createWebhookPoster } from '@tributary/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestGateway, startTestGateway } from '../testing/startTestGateway.ts';

@@ -1,4 +1,4 @@
-import { findSequencedDeliveries, getStream, lastSequenceOf } from '@tributary/db';
+import { findSequencedDeliveries, getStream, lastSequenceOf } from '@tributary/db/streams';
 import { streamSequenceQuery } from '@tributary/schema';
 import { bodyForAttempt } from '@tributary/webhooks';
 import type { Router } from 'express';

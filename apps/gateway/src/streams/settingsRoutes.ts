@@ -1,4 +1,4 @@
-import { type WebhookSecrets, getWebhookSecrets, rotateWebhookSecret } from '@tributary/db';
+import { type WebhookSecrets, getWebhookSecrets, rotateWebhookSecret } from '@tributary/db/accounts';
 import { WEBHOOK_SECRET_MIN_LENGTH, settingsBody } from '@tributary/schema';
 import { standardWebhooksKey } from '@tributary/webhooks';
 import type { Router } from 'express';

@@ -2,19 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createChainRegistry } from '@tributary/chains';
+import { type Pool, createPool, migrate, withTransaction } from '@tributary/db';
+import { createAccountWithKey } from '@tributary/db/accounts';
 import {
-  type Pool,
-  createAccountWithKey,
   createDeliveryDay,
-  createPool,
   dropDeliveryDay,
   insertDelivery,
-  migrate,
   recordAttempt,
   recordDeliveredMany,
   terminateStaleErrorStreams,
-  withTransaction,
-} from '@tributary/db';
+} from '@tributary/db/streams';
 import { erc20TransferEventAbi } from '@tributary/evm';
 import { createLogger, createHealth, createMetrics } from '@tributary/runtime';
 import { createKafka, topicsFor } from '@tributary/bus';

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { withTransaction } from '@tributary/db';
+import { getWebhookSecrets } from '@tributary/db/accounts';
 import {
   countAccountStreams,
   deleteStream,
   getStream,
-  getWebhookSecrets,
   insertStream,
   listStreams,
   lockAccount,
   setStreamStatus,
   updateStreamConfig,
-  withTransaction,
-} from '@tributary/db';
+} from '@tributary/db/streams';
 import { validateStreamConfig } from '@tributary/stream-rules';
 import { type SigningSecrets, resumeHeldDeliveries } from '@tributary/webhooks';
 import { streamListQuery, streamStatusBody } from '@tributary/schema';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { AddressIds, type Pool, hexToBytes } from '@tributary/db';
+import { type Pool, hexToBytes } from '@tributary/db';
+import { AddressIds } from '@tributary/db/chain';
 
 /** Deterministic fake hashes and addresses, so that expected bodies can be written out. */
 export function hash32(seed: string): string {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createChainRegistry } from '@tributary/chains';
-import { type CreatedApiKey, createAccountWithKey } from '@tributary/db';
+import { type CreatedApiKey, createAccountWithKey } from '@tributary/db/accounts';
 import { type Health, type Registry, createHealth, createLogger, createMetrics } from '@tributary/runtime';
 import type { WebhookPoster } from '@tributary/webhooks';
 import type { Express } from 'express';

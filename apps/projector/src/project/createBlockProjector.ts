@@ -1,11 +1,5 @@
-import {
-  AddressIds,
-  type BegunSegment,
-  type Pool,
-  type PoolClient,
-  beginBlockSegment,
-  removeChainBlock,
-} from '@tributary/db';
+import type { Pool, PoolClient } from '@tributary/db';
+import { AddressIds, type BegunSegment, beginBlockSegment, removeChainBlock } from '@tributary/db/chain';
 import { Counter, Histogram, type Logger, type Registry } from '@tributary/runtime';
 import type { BlockEvent } from '@tributary/schema';
 import { checkoutClient } from './checkoutClient.ts';

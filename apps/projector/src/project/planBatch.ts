@@ -1,4 +1,4 @@
-import type { BlockSegment, RemovedBlock, SegmentTransfer } from '@tributary/db';
+import type { BlockSegment, RemovedBlock, SegmentTransfer } from '@tributary/db/chain';
 import type { BlockEvent, FullBlockEvent } from '@tributary/schema';
 
 export type BatchStep = { kind: 'segment'; segment: BlockSegment } | { kind: 'remove'; block: RemovedBlock };

@@ -1,4 +1,5 @@
-import { type Pool, type SupplyCheck, findSupplyCheckBatch, recordSupplyChecks } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { type SupplyCheck, findSupplyCheckBatch, recordSupplyChecks } from '@tributary/db/chain';
 import { SELECTORS, decodeUint } from '@tributary/evm';
 import type { Logger } from 'pino';
 import { type Hex, type PublicClient, createPublicClient, http } from 'viem';

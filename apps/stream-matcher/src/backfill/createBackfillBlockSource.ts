@@ -1,4 +1,5 @@
-import { type Pool, readStoredBlocks } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { readStoredBlocks } from '@tributary/db/chain';
 import {
   APPROVAL_TOPIC0,
   type RpcBlock,

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type Pool, withTransaction } from '@tributary/db';
+import { storedBlockBounds } from '@tributary/db/chain';
 import {
   type ClaimedStreamBackfill,
   type NewDelivery,
-  type Pool,
   claimStreamBackfill,
   commitStreamBackfillChunk,
   countBackfillPending,
@@ -13,9 +14,7 @@ import {
   readStreamBackfillSnapshot,
   releaseStreamBackfill,
   setStreamBackfillWaiting,
-  storedBlockBounds,
-  withTransaction,
-} from '@tributary/db';
+} from '@tributary/db/streams';
 import { contentsOf, isEmptyContents, missingContents } from '@tributary/schema';
 import {
   type CompiledStream,

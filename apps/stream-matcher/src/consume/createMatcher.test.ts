@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Pool, createPool, insertStream } from '@tributary/db';
+import { type Pool, createPool } from '@tributary/db';
+import { insertStream } from '@tributary/db/streams';
 import { createLogger } from '@tributary/runtime';
 import { createKafka, createProducer, topicsFor } from '@tributary/bus';
 import type { StreamChange } from '@tributary/schema';

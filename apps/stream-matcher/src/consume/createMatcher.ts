@@ -12,7 +12,8 @@ import {
   jsonCodec,
   topicsFor,
 } from '@tributary/bus';
-import { type Pool, createGapRepairStore } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { createGapRepairStore } from '@tributary/db/chain';
 import {
   type OutageLog,
   PermanentFailure,

@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { type Pool, type PoolClient, createPool } from '@tributary/db';
 import {
-  type Pool,
-  type PoolClient,
   addStreamAddresses,
-  createPool,
   insertStream,
   recordStreamFailures,
   setStreamStatus,
-} from '@tributary/db';
+} from '@tributary/db/streams';
 import { createLogger } from '@tributary/runtime';
 import { type TestDatabase, createTestDatabase } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
+import type { Pool } from '@tributary/db';
 import {
-  type Pool,
   findStreamsChangedSince,
   getStreamById,
   getStreamSetVersion,
@@ -7,7 +7,7 @@ import {
   loadMatchableStreamVersions,
   loadMatchableStreams,
   loadStreamAddresses,
-} from '@tributary/db';
+} from '@tributary/db/streams';
 import { type CompiledStream, type StreamConfig, StreamIndex, compileStream } from '@tributary/stream-rules';
 import type { StreamStatus } from '@tributary/schema';
 import type { Logger } from 'pino';

@@ -1,4 +1,5 @@
-import { type Pool, findStreamTokens } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { findStreamTokens } from '@tributary/db/streams';
 import type { KnownToken } from '@tributary/schema';
 
 /** Token metadata and spam flags from the tokens table, read once per block for all its tokens and kept `ttlMs`. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createChainRegistry } from '@tributary/chains';
-import { type Pool, addStreamAddresses, createPool, insertStream, setStreamStatus } from '@tributary/db';
+import { type Pool, createPool } from '@tributary/db';
+import { addStreamAddresses, insertStream, setStreamStatus } from '@tributary/db/streams';
 import { erc20TransferEventAbi } from '@tributary/evm';
 import { createLogger } from '@tributary/runtime';
 import type { FullBlockEvent } from '@tributary/schema';

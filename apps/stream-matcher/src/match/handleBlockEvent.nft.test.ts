@@ -8,7 +8,8 @@ import {
   demoTokenAbi,
   demoTokenBytecode,
 } from '@tributary/contracts';
-import { type Pool, addStreamAddresses, createPool, insertStream } from '@tributary/db';
+import { type Pool, createPool } from '@tributary/db';
+import { addStreamAddresses, insertStream } from '@tributary/db/streams';
 import { readNftContractInfo } from '@tributary/evm';
 import { createLogger } from '@tributary/runtime';
 import { type FullBlockEvent, webhookBody } from '@tributary/schema';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createChainRegistry } from '@tributary/chains';
 import { demoTokenAbi, demoTokenBytecode, eventEmitterAbi, eventEmitterBytecode } from '@tributary/contracts';
-import { type Pool, addStreamAddresses, createPool, insertStream } from '@tributary/db';
+import { type Pool, createPool } from '@tributary/db';
+import { addStreamAddresses, insertStream } from '@tributary/db/streams';
 import { createLogger } from '@tributary/runtime';
 import { type ChainLog, type ChainTransaction, type FullBlockEvent, webhookBody } from '@tributary/schema';
 import { type StreamConfig, TRANSFER_TOPIC, validateStreamConfig } from '@tributary/stream-rules';

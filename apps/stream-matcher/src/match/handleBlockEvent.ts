@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Pool } from '@tributary/db';
 import {
   type NewDelivery,
-  type Pool,
   type StoredDelivery,
   assignSequence,
   deliveryKey,
@@ -9,7 +9,7 @@ import {
   insertDeliveries,
   insertDelivery,
   suspendStreamEvaluation,
-} from '@tributary/db';
+} from '@tributary/db/streams';
 import {
   type BlockEvent,
   type FullBlockEvent,

@@ -1,5 +1,5 @@
+import type { Pool } from '@tributary/db';
 import {
-  type Pool,
   type DeliveryToSend,
   countQueuedDeliveries,
   getDeliveriesToSend,
@@ -8,7 +8,7 @@ import {
   recordStreamFailures,
   recordStreamHealth,
   setDeliveryStatus,
-} from '@tributary/db';
+} from '@tributary/db/streams';
 import {
   type DeliveryOutcome,
   type WebhookPoster,

@@ -6,7 +6,7 @@ import {
   nameThenEnqueue,
   renameThenEnqueue,
 } from '@tributary/webhooks';
-import { nextInSequence, setDeliveriesAside } from '@tributary/db';
+import { nextInSequence, setDeliveriesAside } from '@tributary/db/streams';
 import { type WebhookJob, webhookJob } from '@tributary/schema';
 import { createOutageLog } from '@tributary/runtime';
 import type { RedisConnectionOptions } from '@tributary/config';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Pool, createPool, insertStream, setStreamStatus } from '@tributary/db';
+import { type Pool, createPool } from '@tributary/db';
+import { insertStream, setStreamStatus } from '@tributary/db/streams';
 import { createLogger } from '@tributary/runtime';
 import { createTestDatabase, type TestDatabase } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

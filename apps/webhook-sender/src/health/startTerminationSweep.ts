@@ -1,4 +1,5 @@
-import { type Pool, terminateStaleErrorStreams } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { terminateStaleErrorStreams } from '@tributary/db/streams';
 import type { Logger } from 'pino';
 
 /** Periodically moves streams that stayed in error too long to `terminated` and announces it. */

@@ -1,4 +1,5 @@
-import { type Pool, countDeliveriesByStatus, countStreamsByStatus } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { countDeliveriesByStatus, countStreamsByStatus } from '@tributary/db/streams';
 import { Counter, Gauge, Histogram, type Registry } from '@tributary/runtime';
 import type { Queue } from 'bullmq';
 import type { MaintenancePass } from '../retention/createDeliveryMaintenance.ts';

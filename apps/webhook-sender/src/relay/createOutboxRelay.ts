@@ -1,4 +1,5 @@
-import { type Pool, listPendingJobs } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { listPendingJobs } from '@tributary/db/streams';
 import { type OutageLog, createOutageLog } from '@tributary/runtime';
 import { BACKFILL_JOB_PRIORITY, jobIdFor, renameThenEnqueue } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { type Pool, createPool } from '@tributary/db';
 import {
-  type Pool,
   countStreamDeliveries,
-  createPool,
   deliveriesRetainedSince,
   insertStream,
   listDeliveryDays,
   withDeliveryMaintenanceLock,
-} from '@tributary/db';
+} from '@tributary/db/streams';
 import { createLogger } from '@tributary/runtime';
 import { type TestDatabase, createTestDatabase } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

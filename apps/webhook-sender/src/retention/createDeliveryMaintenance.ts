@@ -1,16 +1,15 @@
+import type { Pool, PoolClient } from '@tributary/db';
 import {
   type DeliveryDay,
   type DroppedDay,
   type ExpiredDeliveries,
-  type Pool,
-  type PoolClient,
   createDeliveryDay,
   dropDeliveryDay,
   expireKeptDeliveries,
   foldDeliveryCounts,
   listDeliveryDays,
   withDeliveryMaintenanceLock,
-} from '@tributary/db';
+} from '@tributary/db/streams';
 import { type OutageLog, createOutageLog } from '@tributary/runtime';
 import type { Logger } from 'pino';
 

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CreatedApiKey, type Pool, createAccountWithKey, createPool } from '@tributary/db';
+import { type Pool, createPool } from '@tributary/db';
+import { type CreatedApiKey, createAccountWithKey } from '@tributary/db/accounts';
 import {
   type StartedAnvil,
   type TestDatabase,

@@ -1,4 +1,5 @@
-import { type Pool, renameDeliveryJobs, setDeliveryJobs } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { renameDeliveryJobs, setDeliveryJobs } from '@tributary/db/streams';
 import type { Queue } from 'bullmq';
 import { type FollowUpJob, enqueueAssignedDeliveries, enqueueFollowUps } from './deliveryJobs.ts';
 

@@ -1,4 +1,5 @@
-import { type Pool, releaseHeldDeliveries } from '@tributary/db';
+import type { Pool } from '@tributary/db';
+import { releaseHeldDeliveries } from '@tributary/db/streams';
 import type { Queue } from 'bullmq';
 import { enqueueDelivery } from './deliveryJobs.ts';
 import { jobIdFor } from './jobIdFor.ts';

@@ -1,0 +1,1 @@
+export { acknowledgeDeadLetters, deadLettersAcknowledgedAt } from './deadLetterAcks.ts';
