@@ -13,7 +13,7 @@ export const CHAIN_ID = 1;
 export const FIRST_BLOCK = 18_000_000;
 export const FIRST_BLOCK_TIME = Date.parse('2023-08-26T00:00:00Z');
 export const BLOCK_SECONDS = 12;
-export const TRANSFERS_PER_BLOCK = 100;
+const TRANSFERS_PER_BLOCK = 100;
 /** keccak256("Transfer(address,address,uint256)"). */
 export const TRANSFER_TOPIC0 = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 /** keccak256("Approval(address,address,uint256)"): no logs carry it in the dataset. */

@@ -18,7 +18,7 @@ export interface RawResponse {
 }
 
 /** How much of each body is kept. */
-export const PREFIX_BYTES = 4096;
+const PREFIX_BYTES = 4096;
 const READ_BUFFER_BYTES = 64 * 1024;
 const HEADER_END = Buffer.from('\r\n\r\n');
 const CRLF = Buffer.from('\r\n');

@@ -32,7 +32,7 @@ export interface OpenLoopResult {
   maxInFlight: number;
 }
 
-export interface SecondStats {
+interface SecondStats {
   second: number;
   responses: number;
   p50: number;

@@ -40,7 +40,7 @@ function query(params: Record<string, string | string[] | undefined>): string {
   return parts.length > 0 ? `?${parts.join('&')}` : '';
 }
 
-export function transfersPath(p: SeedParams): string {
+function transfersPath(p: SeedParams): string {
   // Traffic follows activity (whales are asked for most), plus a uniform long tail.
   const wallet = walletAddress(chance(0.7) ? zipfRank(p.wallets) : uniformRank(p.wallets));
   const lastBlock = p.firstBlock + Math.ceil(p.rows / p.transfersPerBlock) - 1;
@@ -56,7 +56,7 @@ export function transfersPath(p: SeedParams): string {
   })}`;
 }
 
-export function logsPath(p: SeedParams): string {
+function logsPath(p: SeedParams): string {
   const token = tokenAddress(chance(0.8) ? zipfRank(p.tokens) : uniformRank(p.tokens));
   const lastBlock = FIRST_BLOCK + Math.ceil(p.rows / p.transfersPerBlock) - 1;
   const range = Math.random();
@@ -71,7 +71,7 @@ export function logsPath(p: SeedParams): string {
   })}`;
 }
 
-export function ownersPath(p: SeedParams): string {
+function ownersPath(p: SeedParams): string {
   const token = tokenAddress(chance(0.7) ? zipfRank(p.tokens) : uniformRank(p.tokens));
   return `/api/v2.2/erc20/${token}/owners${query({
     chain: chainParam(),

@@ -1,15 +1,13 @@
 export { createKafka } from './createKafka.ts';
-export { type Topics, topicsFor } from './topicsFor.ts';
+export { topicsFor } from './topicsFor.ts';
 export {
-  DEFAULT_MAX_MESSAGE_BYTES,
   type TopicReplication,
-  type TopicSpec,
   ensureTopics,
   hoursToMs,
 } from './ensureTopics.ts';
-export { type Codec, DecodeError, blockEventCodec, jsonCodec } from './codec.ts';
-export { type Compression, type ProducerKind, createProducer, sendInOrder } from './createProducer.ts';
-export { type GroupConsumer, createGroupConsumer, groupSession } from './createGroupConsumer.ts';
+export { DecodeError, blockEventCodec, jsonCodec } from './codec.ts';
+export { type Compression, createProducer, sendInOrder } from './createProducer.ts';
+export { createGroupConsumer, groupSession } from './createGroupConsumer.ts';
 export {
   type DeadLetter,
   type DeadLetters,

@@ -69,6 +69,6 @@ export function parseExtraChains(spec: string): Chain[] {
     });
 }
 
-export function toHexChainId(id: number): `0x${string}` {
+function toHexChainId(id: number): `0x${string}` {
   return `0x${id.toString(16)}`;
 }

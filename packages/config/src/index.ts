@@ -1,4 +1,4 @@
-export { EnvError, envBoolean, envInt, envList, envPort, parseEnv } from './parseEnv.ts';
+export { envBoolean, envInt, envPort, parseEnv } from './parseEnv.ts';
 export {
   chainsEnv,
   databaseEnv,
@@ -16,5 +16,5 @@ export {
   webhookUrlEnv,
 } from './commonEnv.ts';
 export { envDocProblems } from './envDocProblems.ts';
-export { type RedisConnectionOptions, type RedisEnv, redisConnection } from './redisConnection.ts';
+export { type RedisConnectionOptions, redisConnection } from './redisConnection.ts';
 export { kafkaReplication } from './kafkaReplication.ts';

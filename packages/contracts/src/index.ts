@@ -8,7 +8,7 @@ export {
   revertingMetadataTokenAbi,
   revertingMetadataTokenBytecode,
 } from './generated/RevertingMetadataToken.ts';
-export { ephemeralEmitterAbi, ephemeralEmitterBytecode } from './generated/EphemeralEmitter.ts';
+export { ephemeralEmitterAbi } from './generated/EphemeralEmitter.ts';
 export { oddMetadataTokenAbi, oddMetadataTokenBytecode } from './generated/OddMetadataToken.ts';
 export { rebasingTokenAbi, rebasingTokenBytecode } from './generated/RebasingToken.ts';
 export { subcallRevertTokenAbi, subcallRevertTokenBytecode } from './generated/SubcallRevertToken.ts';

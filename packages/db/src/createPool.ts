@@ -18,7 +18,7 @@ export interface PoolTimeouts {
  * For pools whose service sets nothing (tests, the command-line tools): a minute for any one
  * statement or wait inside a transaction. Services set their own (DATABASE_STATEMENT_TIMEOUT_MS).
  */
-export const POOL_TIMEOUT_DEFAULTS: Readonly<PoolTimeouts> = {
+const POOL_TIMEOUT_DEFAULTS: Readonly<PoolTimeouts> = {
   statementTimeoutMs: 60_000,
   idleInTransactionTimeoutMs: 60_000,
 };

@@ -8,7 +8,7 @@ import pg from 'pg';
  * The package's migrations folder, found through the package's own name so that it is the same
  * from this source and from an app's bundle (dist/main.mjs, where import.meta.url is the bundle's).
  */
-export const MIGRATIONS_DIR = join(
+const MIGRATIONS_DIR = join(
   dirname(createRequire(import.meta.url).resolve('@tributary/db/package.json')),
   'migrations',
 );

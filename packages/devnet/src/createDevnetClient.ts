@@ -12,7 +12,7 @@ import {
 import { mnemonicToAccount } from 'viem/accounts';
 
 /** anvil's standard test mnemonic: its accounts are funded on every devnet. */
-export const TEST_MNEMONIC = 'test test test test test test test test test test test junk';
+const TEST_MNEMONIC = 'test test test test test test test test test test test junk';
 
 export type DevnetClient = WalletClient<Transport, Chain, Account> & PublicActions<Transport, Chain, Account>;
 

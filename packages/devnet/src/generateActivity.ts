@@ -18,11 +18,7 @@ export interface ActivityStep {
  * One deterministic round of demo activity (step picks the action): mints, transfers to the
  * first ten test accounts, burns and custom events. Returns what it did, for logging.
  */
-export async function activityStep(
-  client: DevnetClient,
-  demo: DemoDeployment,
-  step: number,
-): Promise<ActivityStep> {
+async function activityStep(client: DevnetClient, demo: DemoDeployment, step: number): Promise<ActivityStep> {
   const tokens = [demo.demo, demo.six] as const;
   // One token per round of four steps, so that its transfer and burn spend what the round minted.
   const token = tokens[Math.floor(step / 4) % tokens.length]!;

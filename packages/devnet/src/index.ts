@@ -1,4 +1,4 @@
-export { type DevnetClient, TEST_MNEMONIC, createDevnetClient, devnetAccount } from './createDevnetClient.ts';
+export { type DevnetClient, createDevnetClient, devnetAccount } from './createDevnetClient.ts';
 export {
   type DemoDeployment,
   deploy,
@@ -6,4 +6,4 @@ export {
   deployDemo,
   waitMined,
 } from './deployDemo.ts';
-export { type ActivityStep, activityStep, generateActivity } from './generateActivity.ts';
+export { generateActivity } from './generateActivity.ts';

@@ -9,7 +9,7 @@ import {
 } from './signatures.ts';
 
 /** One token id moved by an NFT transfer, with its amount (always 1 for ERC721). */
-export interface NftMovement {
+interface NftMovement {
   tokenId: string;
   amount: string;
 }

@@ -1,11 +1,11 @@
 import { type AbiEvent, keccak256, toBytes } from 'viem';
 
 /** topic0 of an event or the 4-byte selector of a function, from its string signature. */
-export function eventTopic0(signature: string): `0x${string}` {
+function eventTopic0(signature: string): `0x${string}` {
   return keccak256(toBytes(signature));
 }
 
-export function functionSelector(signature: string): `0x${string}` {
+function functionSelector(signature: string): `0x${string}` {
   return keccak256(toBytes(signature)).slice(0, 10) as `0x${string}`;
 }
 

@@ -12,7 +12,7 @@
  * foreign errors are read at the boundary: PostgreSQL's SQLSTATE, Node's socket error codes,
  * kafkajs's `retriable`, ioredis's and pg-pool's connection messages.
  */
-export type FailureKind = 'transient' | 'deterministic' | 'unknown';
+type FailureKind = 'transient' | 'deterministic' | 'unknown';
 
 export interface Failure {
   kind: FailureKind;

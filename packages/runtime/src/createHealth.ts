@@ -1,6 +1,6 @@
-export type Check = () => Promise<void> | void;
+type Check = () => Promise<void> | void;
 
-export interface HealthReport {
+interface HealthReport {
   status: 'ok' | 'fail';
   checks: Record<string, { ok: boolean; error?: string }>;
 }

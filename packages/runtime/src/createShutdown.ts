@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { startHardDeadline } from './startHardDeadline.ts';
 
-export type Phase = 'intake' | 'drain' | 'close';
+type Phase = 'intake' | 'drain' | 'close';
 
 interface Step {
   name: string;

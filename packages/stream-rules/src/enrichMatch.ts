@@ -41,10 +41,7 @@ function itemsOf(body: WebhookBody, kind: ItemKind): Item[] {
 }
 
 /** The decoded event fields of a webhook log under the stream's ABI (for `$field` selectors). */
-export function decodeWebhookLog(
-  stream: CompiledStream,
-  log: WebhookLog,
-): Record<string, unknown> | undefined {
+function decodeWebhookLog(stream: CompiledStream, log: WebhookLog): Record<string, unknown> | undefined {
   const event = log.topic0 ? stream.events.get(log.topic0) : undefined;
   if (!event) return undefined;
   const topics = [log.topic0, log.topic1, log.topic2, log.topic3].filter((t): t is string => t !== null);

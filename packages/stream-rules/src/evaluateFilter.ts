@@ -7,7 +7,7 @@
 const COMPARE_OPS = ['eq', 'ne', 'lt', 'gt', 'lte', 'gte'] as const;
 const SET_OPS = ['in', 'nin'] as const;
 const GROUP_OPS = ['and', 'or'] as const;
-export const BUILTIN_FIELDS = ['moralis_streams_contract_address', 'moralis_streams_possibleSpam'];
+const BUILTIN_FIELDS = ['moralis_streams_contract_address', 'moralis_streams_possibleSpam'];
 
 type Filter = Record<string, unknown>;
 

@@ -42,7 +42,7 @@ const advancedOption = z.object({
   includeNativeTxs: z.boolean().optional(),
 });
 
-export const TRIGGER_TYPES = ['tx', 'log', 'erc20transfer', 'erc20approval', 'nfttransfer'] as const;
+const TRIGGER_TYPES = ['tx', 'log', 'erc20transfer', 'erc20approval', 'nfttransfer'] as const;
 
 const trigger = z.object({
   type: z.enum(TRIGGER_TYPES),
@@ -102,7 +102,7 @@ const TRIGGER_SELECTORS: Record<(typeof TRIGGER_TYPES)[number], readonly string[
   nfttransfer: ['$contract', '$from', '$to', '$tokenId', '$amount'],
 };
 
-export type ValidationDetails = Record<string, { message: string }>;
+type ValidationDetails = Record<string, { message: string }>;
 export type ValidationResult = { ok: true; config: StreamConfig } | { ok: false; details: ValidationDetails };
 
 /**

@@ -105,7 +105,7 @@ export function planTriggerCall(
 }
 
 /** Decimal strings for integers, lower-case addresses, the rest as JSON allows (no floats). */
-export function formatTriggerValue(v: unknown): unknown {
+function formatTriggerValue(v: unknown): unknown {
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'number') return String(v);
   if (typeof v === 'string') return /^0x[0-9a-fA-F]{40}$/.test(v) ? v.toLowerCase() : v;

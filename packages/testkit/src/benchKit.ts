@@ -12,7 +12,7 @@ import { REPO_ROOT } from './repoRoot.ts';
  */
 export { REPO_ROOT };
 
-export const env = (name: string, fallback: string): string => process.env[name] ?? fallback;
+const env = (name: string, fallback: string): string => process.env[name] ?? fallback;
 export const envNumber = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 
 export const services = {
@@ -97,7 +97,7 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[i]!;
 }
 
-export function machine() {
+function machine() {
   return {
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model ?? 'unknown',
@@ -121,9 +121,9 @@ export function writeResult(name: string, result: Record<string, unknown>): stri
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export { runBenchScripts } from './runBenchScripts.ts';
-export { type MachineSpeed, measureMachineSpeed } from './measureMachineSpeed.ts';
+export { measureMachineSpeed } from './measureMachineSpeed.ts';
 export { cpuSecondsBetween, cpuSnapshot } from './processCpu.ts';
 export { type StartedAnvil, startAnvil } from './startAnvil.ts';
 export { freePort } from './freePort.ts';
 export { type FaultyRpc, startFaultyRpc } from './startFaultyRpc.ts';
-export { type TableBytes, measureTableBytes } from './measureTableBytes.ts';
+export { measureTableBytes } from './measureTableBytes.ts';

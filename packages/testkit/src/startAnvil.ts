@@ -61,7 +61,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Start
 }
 
 /** The native anvil binary that the root devDependency @foundry-rs/anvil installed for this platform. */
-export function resolveAnvilBinary(): string {
+function resolveAnvilBinary(): string {
   const arch = ({ x64: 'amd64', arm64: 'arm64' } as Record<string, string>)[process.arch] ?? process.arch;
   const platformPackage = `@foundry-rs/anvil-${process.platform}-${arch}`;
   const fromRoot = createRequire(join(REPO_ROOT, 'package.json'));

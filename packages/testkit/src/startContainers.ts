@@ -6,7 +6,7 @@ import { ANVIL_CHAIN_ID, ANVIL_MNEMONIC } from './anvilDefaults.ts';
 import type { ServiceName, StartedServices } from './startedServices.ts';
 
 /** Images match docker-compose.yml; Confluent's image is the one @testcontainers/kafka drives (7.9 = Kafka 3.9). */
-export const CONTAINER_IMAGES = {
+const CONTAINER_IMAGES = {
   postgres: 'postgres:15',
   redis: 'redis:7',
   kafka: 'confluentinc/cp-kafka:7.9.1',

@@ -11,7 +11,7 @@ interface Call {
 }
 type Answer = { jsonrpc: '2.0'; id: unknown } & ({ result: unknown } | { error: JsonRpcError });
 
-export interface FaultyRpcStats {
+interface FaultyRpcStats {
   /** HTTP requests received (whatever became of them). */
   httpRequests: number;
   /** JSON-RPC calls received, by method. */

@@ -9,7 +9,7 @@ import type { RefusalReason, WebhookPolicy } from './webhookPolicy.ts';
  * What one POST did. 2xx is delivered; anything else is a failed attempt with a reason.
  * `refused`: the policy refused the URL or the address it resolved to; nothing was sent.
  */
-export type PostResult =
+type PostResult =
   | { ok: true; statusCode: number; latencyMs: number }
   | { ok: false; statusCode: number | null; latencyMs: number; error: string; refused: RefusalReason | null };
 

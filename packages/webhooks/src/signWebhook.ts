@@ -21,12 +21,7 @@ export function signWebhook(body: string, secret: string): `0x${string}` {
  * the UTF-8 bytes of the account's secret, so one secret serves both schemes; GET /settings gives
  * those bytes as the `whsec_` key the official verifiers take (see standardWebhooksKey).
  */
-export function standardWebhookSignature(
-  id: string,
-  timestamp: number,
-  body: string,
-  secret: string,
-): string {
+function standardWebhookSignature(id: string, timestamp: number, body: string, secret: string): string {
   const mac = createHmac('sha256', Buffer.from(secret, 'utf8'))
     .update(`${id}.${timestamp}.${body}`)
     .digest('base64');

@@ -5,13 +5,13 @@ import type pg from 'pg';
 type Queryable = Pick<pg.Pool, 'query'>;
 
 /** Keys look like `trb_<32 url-safe chars>`; the first 12 characters are the public prefix. */
-export const API_KEY_PREFIX_LENGTH = 12;
+const API_KEY_PREFIX_LENGTH = 12;
 
-export function hashApiKey(key: string): Buffer {
+function hashApiKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
-export function generateApiKey(): { key: string; hash: Buffer; prefix: string } {
+function generateApiKey(): { key: string; hash: Buffer; prefix: string } {
   const key = `trb_${randomBytes(24).toString('base64url')}`;
   return { key, hash: hashApiKey(key), prefix: key.slice(0, API_KEY_PREFIX_LENGTH) };
 }

@@ -1,13 +1,8 @@
 export {
-  API_KEY_PREFIX_LENGTH,
   type ApiKeyAccount,
-  type ApiKeyListing,
   type CreatedApiKey,
-  type RevokeOutcome,
   createAccountWithKey,
   findAccountByApiKey,
-  generateApiKey,
-  hashApiKey,
   listApiKeys,
   revokeApiKey,
 } from './apiKeys.ts';

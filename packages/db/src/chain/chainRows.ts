@@ -1,5 +1,5 @@
 /** Rows of the chain query tables as the projector derives them from block events (hex strings, decimal amounts). */
-export interface BlockRow {
+interface BlockRow {
   chainId: number;
   number: number;
   hash: string;
@@ -9,7 +9,7 @@ export interface BlockRow {
   confirmed: boolean;
 }
 
-export interface LogRow {
+interface LogRow {
   chainId: number;
   blockNumber: number;
   logIndex: number;
@@ -36,7 +36,7 @@ export interface TransferRow {
   value: string;
 }
 
-export interface TokenRow {
+interface TokenRow {
   chainId: number;
   address: string;
   name: string | null;
@@ -48,7 +48,7 @@ export interface TokenRow {
   firstSeenHash: string;
 }
 
-export interface AddressKindRow {
+interface AddressKindRow {
   chainId: number;
   address: string;
   isContract: boolean;
@@ -70,7 +70,7 @@ export interface RemovedBlock {
 }
 
 /** A log as block events carry it (the block's number, hash and time come from its block). */
-export interface SegmentLog {
+interface SegmentLog {
   logIndex: number;
   transactionHash: string;
   transactionIndex: number;

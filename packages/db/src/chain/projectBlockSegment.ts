@@ -22,7 +22,7 @@ const POSITION_COLUMNS = [
   'transaction_index',
 ] as const;
 
-export const LOG_COLUMNS = [
+const LOG_COLUMNS = [
   ...POSITION_COLUMNS,
   'address_id',
   'address',
@@ -33,7 +33,7 @@ export const LOG_COLUMNS = [
   'data',
 ] as const;
 
-export const TRANSFER_COLUMNS = [
+const TRANSFER_COLUMNS = [
   ...POSITION_COLUMNS,
   'token_id',
   'from_id',

@@ -7,7 +7,7 @@ import { linesAggSql, pageLines } from './recordLines.ts';
 type Queryable = Pick<pg.Pool, 'query'>;
 
 /** Keyset position in the owners order: (balance, owner address). */
-export interface OwnerPosition {
+interface OwnerPosition {
   balance: bigint;
   ownerAddress: string;
 }

@@ -19,7 +19,7 @@ export {
   getStreamVersion,
   loadMatchableStreamVersions,
 } from './streamVersions.ts';
-export { type ChainStreamKey, loadChainStreamKeys, loadStreamConfigs } from './chainStreamReaders.ts';
+export { loadChainStreamKeys, loadStreamConfigs } from './chainStreamReaders.ts';
 export {
   type StreamOverview,
   findDeliveryOwner,
@@ -33,7 +33,7 @@ export {
   removeStreamAddresses,
   replaceStreamAddresses,
 } from './streamAddresses.ts';
-export { type StreamToken, findStreamTokens } from './streamTokens.ts';
+export { findStreamTokens } from './streamTokens.ts';
 export {
   type StreamWebhook,
   type StreamWebhookKey,
@@ -56,17 +56,12 @@ export {
 } from './deliveries.ts';
 export { type HistoryItem, listHistory, prepareReplay } from './deliveryHistory.ts';
 export {
-  type DeliveryStats,
-  type StreamDeliveryCounts,
-  countAccountDeliveries,
-  countAllDeliveries,
   countQueuedDeliveries,
   countStreamDeliveries,
   deliveryStats,
   foldDeliveryCounts,
 } from './deliveryCounts.ts';
 export {
-  type DeliveryCounts,
   countDeliveriesByStatus,
   countStreamsByStatus,
 } from './statusCounts.ts';
@@ -84,14 +79,12 @@ export {
   withDeliveryMaintenanceLock,
 } from './deliveryRetention.ts';
 export {
-  type PendingJob,
   listPendingJobs,
   renameDeliveryJobs,
   setDeliveryJobs,
 } from './deliveryJobs.ts';
-export { type UnconfirmedDelivery, findUnconfirmedDeliveries } from './unconfirmedDeliveries.ts';
+export { findUnconfirmedDeliveries } from './unconfirmedDeliveries.ts';
 export {
-  type SequencedDelivery,
   assignSequence,
   findSequencedDeliveries,
   lastSequenceOf,
@@ -100,7 +93,6 @@ export {
 export {
   type ClaimedStreamBackfill,
   type StreamBackfill,
-  type StreamBackfillStatus,
   cancelStreamBackfill,
   claimStreamBackfill,
   commitStreamBackfillChunk,

@@ -3,7 +3,7 @@ import { bytesToHex } from '../bytes.ts';
 
 type Db = Pool | PoolClient;
 
-export type StreamBackfillStatus = 'running' | 'done' | 'cancelled' | 'failed';
+type StreamBackfillStatus = 'running' | 'done' | 'cancelled' | 'failed';
 
 /** A per-stream backfill (migration 082) as its owner and the status command see it. */
 export interface StreamBackfill {
