@@ -1,5 +1,6 @@
 import type { ChainLog, ChainTransaction, FullBlockEvent } from '@tributary/schema';
-import { StreamIndex, type StreamConfig, TRANSFER_TOPIC, compileStream } from '@tributary/stream-rules';
+import { StreamIndex, TRANSFER_TOPIC, compileStream } from '@tributary/stream-rules';
+import type { StreamConfig } from '@tributary/schema';
 import { addressTopic, envNumber, percentile, randomHex, writeResult } from '@tributary/testkit/bench';
 import { erc20TransferEventAbi } from '@tributary/evm';
 

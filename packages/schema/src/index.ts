@@ -6,6 +6,7 @@ export * from './httpParams.ts';
 export * from './dataRequests.ts';
 export * from './dataResponses.ts';
 export * from './streamBackfills.ts';
+export * from './streamBody.ts';
 export * from './streamRequests.ts';
 export * from './streamResponses.ts';
 export * from './errorBody.ts';

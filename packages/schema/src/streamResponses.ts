@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { streamBody } from './streamBody.ts';
 import { streamAddressBody } from './streamRequests.ts';
 
-// Response bodies of the stream interface besides the stream itself (stream-rules holds the stream
-// body, whose echo is the stream response).
+// Response bodies of the stream interface; the stream itself is its body echoed with its state.
 
 export const STREAM_STATUSES = ['active', 'paused', 'error', 'terminated'] as const;
 /** A stream's status: the one definition every package uses. */
@@ -104,4 +104,14 @@ export const listenWebhook = z
 export const listenPage = z.object({
   result: z.array(listenWebhook),
   cursor: z.string().meta({ description: 'Pass it to the next request: it continues after these webhooks' }),
+});
+
+/** A stream as the gateway answers it: the stored body echoed, plus id, status and statusMessage. */
+export const streamResponse = streamBody.extend(streamState.shape).meta({ id: 'Stream' });
+
+/** GET /streams/evm: a page of streams; no cursor on the last page. */
+export const streamPage = z.object({
+  result: z.array(streamResponse),
+  total: z.number().int(),
+  cursor: z.string().optional(),
 });

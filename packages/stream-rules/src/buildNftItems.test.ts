@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { compileStream } from './compileStream.ts';
 import { matchBlock } from './matchBlock.ts';
 import { itemKindOf, resolveSelector } from './selectors.ts';
-import type { StreamConfig } from './streamConfig.ts';
+import type { StreamConfig } from '@tributary/schema';
 import { compileTriggers, planTriggerCall } from './triggers.ts';
 
 // The NFT items of a webhook, read through matchBlock as the matcher builds the body. The

@@ -1,7 +1,7 @@
 import type { BlockContents, StreamStatus } from '@tributary/schema';
 import { type CompiledFilter, compileFilter } from './evaluateFilter.ts';
 import { type AbiEvent, abiEvents, topic0OfSignature } from './eventSignature.ts';
-import type { StreamConfig } from './streamConfig.ts';
+import type { StreamConfig } from '@tributary/schema';
 import { streamReads } from './streamReads.ts';
 import { type CompiledTrigger, compileTriggers } from './triggers.ts';
 

@@ -1,8 +1,4 @@
-export {
-  type StreamConfig,
-  streamBody,
-  validateStreamConfig,
-} from './streamConfig.ts';
+export { validateStreamConfig } from './streamConfig.ts';
 export {
   type CompiledStream,
   compileStream,
@@ -14,4 +10,3 @@ export { streamReads } from './streamReads.ts';
 export { DEFAULT_STREAM_LIMITS, STREAM_LIMIT_VARIABLES, type StreamLimits } from './streamLimits.ts';
 export type { ContractCall } from './triggers.ts';
 export { type ChainReader, enrichMatch } from './enrichMatch.ts';
-export { streamPage, streamResponse } from './streamResponse.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { compileStream } from './compileStream.ts';
 import { evaluateFilter } from './evaluateFilter.ts';
 import { APPROVAL_TOPIC, TRANSFER_TOPIC, matchBlock } from './matchBlock.ts';
-import type { StreamConfig } from './streamConfig.ts';
+import type { StreamConfig } from '@tributary/schema';
 
 const h = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
 const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as `0x${string}`;

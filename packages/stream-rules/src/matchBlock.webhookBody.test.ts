@@ -3,7 +3,7 @@ import { type FullBlockEvent, type WebhookBody, webhookBody } from '@tributary/s
 import { describe, expect, it } from 'vitest';
 import { compileStream } from './compileStream.ts';
 import { APPROVAL_TOPIC, TRANSFER_TOPIC, matchBlock } from './matchBlock.ts';
-import type { StreamConfig } from './streamConfig.ts';
+import type { StreamConfig } from '@tributary/schema';
 
 // Every body the builders make, for every kind of stream, is of the webhook body contract
 // (packages/schema), parsed strictly: a member the builders add without adding it to the contract,

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { compileStream } from './compileStream.ts';
 import { abiEvents } from './eventSignature.ts';
 import { TRANSFER_TOPIC, matchBlock } from './matchBlock.ts';
-import type { StreamConfig } from './streamConfig.ts';
+import type { StreamConfig } from '@tributary/schema';
 import { StreamIndex } from './streamIndex.ts';
 
 const h = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;

@@ -3,7 +3,7 @@ import type { FullBlockEvent } from '@tributary/schema';
 import { describe, expect, it } from 'vitest';
 import { compileStream } from './compileStream.ts';
 import { IncompleteBlockError, TRANSFER_TOPIC, matchBlock } from './matchBlock.ts';
-import type { StreamConfig } from './streamConfig.ts';
+import type { StreamConfig } from '@tributary/schema';
 import { streamReads } from './streamReads.ts';
 
 const h = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;

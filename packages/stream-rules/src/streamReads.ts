@@ -1,5 +1,5 @@
 import { type BlockContents, normalizeContents } from '@tributary/schema';
-import type { StreamConfig } from './streamConfig.ts';
+import type { StreamConfig } from '@tributary/schema';
 
 /**
  * What of a block a stream reads beyond its logs: the one rule the follower's demand and the

@@ -8,7 +8,7 @@ import {
 } from 'viem';
 import { topic0OfSignature } from './eventSignature.ts';
 import { type ItemKind, isSelector, itemKindOf, resolveSelector } from './selectors.ts';
-import type { StreamConfig } from './streamConfig.ts';
+import type { StreamConfig } from '@tributary/schema';
 
 /** One read-only call at the block of the webhook. */
 export interface ContractCall {

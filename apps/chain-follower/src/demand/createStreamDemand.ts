@@ -2,7 +2,8 @@ import type { Pool } from '@tributary/db';
 import { getStreamSetVersion, loadChainStreamKeys, loadStreamConfigs } from '@tributary/db/streams';
 import type { Logger } from '@tributary/runtime';
 import { type BlockContents, NO_CONTENTS } from '@tributary/schema';
-import { type StreamConfig, streamReads } from '@tributary/stream-rules';
+import { streamReads } from '@tributary/stream-rules';
+import type { StreamConfig } from '@tributary/schema';
 
 /**
  * What the chain's streams can read of its blocks: the rule the follower applies on every path

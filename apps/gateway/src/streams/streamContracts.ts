@@ -18,7 +18,7 @@ import {
   streamStatsPathParams,
   streamStatusBody,
 } from '@tributary/schema';
-import { streamBody, streamPage, streamResponse } from '@tributary/stream-rules';
+import { streamBody, streamPage, streamResponse } from '@tributary/schema';
 import type { RouteContract } from '../openapi/routeContract.ts';
 
 const STREAM = { description: 'The stream', schema: streamResponse };

@@ -16,13 +16,8 @@ import {
   setStreamBackfillWaiting,
 } from '@tributary/db/streams';
 import { contentsOf, isEmptyContents, missingContents } from '@tributary/schema';
-import {
-  type CompiledStream,
-  type StreamConfig,
-  StreamIndex,
-  compileStream,
-  enrichMatch,
-} from '@tributary/stream-rules';
+import { type CompiledStream, StreamIndex, compileStream, enrichMatch } from '@tributary/stream-rules';
+import type { StreamConfig } from '@tributary/schema';
 import {
   BACKFILL_JOB_PRIORITY,
   assignDeliveryJobs,

@@ -8,7 +8,8 @@ import {
   loadMatchableStreams,
   loadStreamAddresses,
 } from '@tributary/db/streams';
-import { type CompiledStream, type StreamConfig, StreamIndex, compileStream } from '@tributary/stream-rules';
+import { type CompiledStream, StreamIndex, compileStream } from '@tributary/stream-rules';
+import type { StreamConfig } from '@tributary/schema';
 import type { StreamStatus } from '@tributary/schema';
 import type { Logger } from 'pino';
 

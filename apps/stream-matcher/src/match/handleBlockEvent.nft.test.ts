@@ -13,7 +13,8 @@ import { addStreamAddresses, insertStream } from '@tributary/db/streams';
 import { readNftContractInfo } from '@tributary/evm';
 import { createLogger } from '@tributary/runtime';
 import { type FullBlockEvent, webhookBody } from '@tributary/schema';
-import { type StreamConfig, validateStreamConfig } from '@tributary/stream-rules';
+import { validateStreamConfig } from '@tributary/stream-rules';
+import type { StreamConfig } from '@tributary/schema';
 import {
   type StartedAnvil,
   type TestDatabase,

@@ -5,7 +5,8 @@ import { type Pool, createPool } from '@tributary/db';
 import { addStreamAddresses, insertStream } from '@tributary/db/streams';
 import { createLogger } from '@tributary/runtime';
 import { type ChainLog, type ChainTransaction, type FullBlockEvent, webhookBody } from '@tributary/schema';
-import { type StreamConfig, TRANSFER_TOPIC, validateStreamConfig } from '@tributary/stream-rules';
+import { TRANSFER_TOPIC, validateStreamConfig } from '@tributary/stream-rules';
+import type { StreamConfig } from '@tributary/schema';
 import {
   createTestDatabase,
   startAnvil,
