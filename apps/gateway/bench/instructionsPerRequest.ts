@@ -31,7 +31,7 @@ import { benchDatabaseName, seedParams } from './datasetShape.ts';
 import { percentile } from './openLoopLoad.ts';
 import { type EndpointName, RequestMix } from './requestMix.ts';
 import { seedDataset } from './seedDataset.ts';
-import { freePort } from './startGateway.ts';
+import { freePort } from '@tributary/testkit/bench';
 
 const env = process.env;
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

@@ -1,8 +1,7 @@
 // Starts the real gateway (src/main.ts) as a child process on a free port and waits for /readyz.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { sleep } from '@tributary/runtime';
+import { freePort, launchApp } from '@tributary/testkit/bench';
 
 export interface RunningGateway {
   url: string;
@@ -11,36 +10,22 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-const GATEWAY_DIR = fileURLToPath(new URL('../', import.meta.url));
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 export async function startGateway(env: Record<string, string | undefined>): Promise<RunningGateway> {
   const port = await freePort();
   // BENCH_GATEWAY_NODE_ARGS: extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env['BENCH_GATEWAY_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
-    cwd: GATEWAY_DIR,
+  const child = launchApp('gateway', {
+    nodeArgs,
     // OPS_PORT 0: its metrics port chosen by the system, so that gateways side by side do not collide.
     env: { OPS_PORT: '0', ...process.env, ...env, HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdout: 'ignore',
+    stderr: 'pipe',
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4_000);
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  // A bench that dies (e.g. its database restarted) must not leave its gateway running.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  void exited.then(() => process.off('exit', killOnExit));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {

@@ -1,5 +1,5 @@
 import { SERVER_NAMES, type ServerName } from './privateServers.ts';
-import { APP_NAMES, type AppName } from './superviseApp.ts';
+import { APP_NAMES, type AppName } from '@tributary/testkit/bench';
 
 export type KillTarget = AppName | ServerName;
 

@@ -11,7 +11,7 @@ import { SERVER_NAMES, type ServerName } from './privateServers.ts';
 import { requestRangeBackfill } from './requestRangeBackfill.ts';
 import { type SlowProvider, slowDownProvider } from './slowProvider.ts';
 import { CHAOS_CHAIN_ID, CHAOS_CONFIRMATIONS, startChaosStack } from './startChaosStack.ts';
-import { APP_NAMES, type AppName } from './superviseApp.ts';
+import { APP_NAMES, type AppName } from '@tributary/testkit/bench';
 import { startWebhookLedger } from './webhookLedger.ts';
 
 export interface ChaosOptions {

@@ -12,7 +12,8 @@ import {
 } from '@tributary/testkit/bench';
 import { type ChainDriver, createChainDriver } from '../kinds/createChainDriver.ts';
 import { type PrivateServers, startPrivateServers } from './privateServers.ts';
-import { APP_NAMES, type AppName, type SupervisedApp, superviseApp } from './superviseApp.ts';
+import { APP_NAMES, type AppName } from '@tributary/testkit/bench';
+import { type SupervisedApp, superviseApp } from './superviseApp.ts';
 
 export interface ChaosStack {
   dir: string;

@@ -1,16 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { join } from 'node:path';
-import { REPO_ROOT } from '@tributary/testkit/bench';
-
-export type AppName = 'chain-follower' | 'projector' | 'stream-matcher' | 'webhook-sender' | 'gateway';
-export const APP_NAMES: readonly AppName[] = [
-  'chain-follower',
-  'projector',
-  'stream-matcher',
-  'webhook-sender',
-  'gateway',
-];
+import { type AppName, launchApp } from '@tributary/testkit/bench';
 
 export interface SupervisedApp {
   /** SIGKILL the running process; the supervisor starts it again after its backoff. */
@@ -63,11 +53,7 @@ export function superviseApp(opts: {
     started = Date.now();
     killedByUs = false;
     log.write(`\n===== ${new Date().toISOString()} start ${opts.app}\n`);
-    const c = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: join(REPO_ROOT, 'apps', opts.app),
-      env: { ...process.env, ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const c = launchApp(opts.app, { env: { ...process.env, ...opts.env }, stdout: 'pipe', stderr: 'pipe' });
     child = c;
     drained = new Promise((resolve) => c.once('close', () => resolve()));
     c.stdout?.pipe(log, { end: false });

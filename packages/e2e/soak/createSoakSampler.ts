@@ -1,6 +1,6 @@
 import { percentile } from '@tributary/testkit/bench';
 import type { ChaosStack } from '../chaos/startChaosStack.ts';
-import { APP_NAMES, type AppName } from '../chaos/superviseApp.ts';
+import { APP_NAMES, type AppName } from '@tributary/testkit/bench';
 import type { BlockDriver } from './driveSoakBlocks.ts';
 import { readKafkaDisk } from './readKafkaDisk.ts';
 import { readPostgresSizes } from './readPostgresSizes.ts';

@@ -4,7 +4,7 @@ import { bulkTransferEmitterAbi, bulkTransferEmitterBytecode } from '@tributary/
 import { devnetAccount } from '@tributary/devnet';
 import { TRANSFER_TOPIC0 } from '@tributary/evm';
 import { startChaosStack } from '../chaos/startChaosStack.ts';
-import { APP_NAMES } from '../chaos/superviseApp.ts';
+import { APP_NAMES } from '@tributary/testkit/bench';
 import { createSoakSampler } from './createSoakSampler.ts';
 import { type SoakStreamMix, createSoakStreams, soakStreamMix } from './createSoakStreams.ts';
 import { type BlockDriver, driveSoakBlocks } from './driveSoakBlocks.ts';

@@ -1,4 +1,4 @@
-import type { AppName } from '../chaos/superviseApp.ts';
+import type { AppName } from '@tributary/testkit/bench';
 
 /** One service's process, from its /metrics (prom-client's default metrics). */
 export interface ServiceSample {

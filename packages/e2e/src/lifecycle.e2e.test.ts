@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pipeline, startPipeline } from './harness/startPipeline.ts';
-import type { AppName } from './harness/startService.ts';
+import type { AppName } from '@tributary/testkit/bench';
 
 const APPS: AppName[] = ['chain-follower', 'projector', 'stream-matcher', 'webhook-sender', 'gateway'];
 const DEADLINE_MS = 10_000;

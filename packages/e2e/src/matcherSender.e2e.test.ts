@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { type GatewayClient, createGatewayClient } from './harness/createGatewayClient.ts';
 import { type Pipeline, startPipeline } from './harness/startPipeline.ts';
 import { readMetric } from './harness/readMetric.ts';
-import type { AppName } from './harness/startService.ts';
+import type { AppName } from '@tributary/testkit/bench';
 import { type WebhookReceiver, startWebhookReceiver } from './harness/startWebhookReceiver.ts';
 import { transferBlockEvent } from './harness/transferBlockEvent.ts';
 import { waitFor } from './harness/waitFor.ts';

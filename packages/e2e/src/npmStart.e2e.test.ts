@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { createTestDatabase, freePort, getTestSettings, startAnvil, uniqueName } from '@tributary/testkit';
 import { describe, expect, it } from 'vitest';
 import { type ProcessInfo, descendantsOf, readProcess, readProcesses } from './harness/readProcesses.ts';
-import { REPO_ROOT, tail } from './harness/startService.ts';
+import { REPO_ROOT } from '@tributary/testkit/bench';
+import { tail } from './harness/startService.ts';
 import { waitFor } from './harness/waitFor.ts';
 
 // `npm start` for real (one devnet, on this run's servers, a private anvil and a fresh database),

@@ -7,7 +7,7 @@ import { createTestDatabase, freePort, getTestSettings, startAnvil, uniqueName }
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readProcesses } from './harness/readProcesses.ts';
-import { REPO_ROOT } from './harness/startService.ts';
+import { REPO_ROOT } from '@tributary/testkit/bench';
 import { waitFor } from './harness/waitFor.ts';
 
 // Each way `npm start` (infra/dev/start-all.sh, which npm start execs) can fail, provoked for real:

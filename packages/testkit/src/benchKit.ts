@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -50,7 +50,7 @@ export async function createBenchDatabase(): Promise<{ url: string; drop: () => 
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-/** A child `node --import tsx <script>` in `cwd`; stdout lines go to `onLine`, stderr is shown. */
+/** A child `node --import tsx <script>` in `cwd` (launchNode); stdout lines go to `onLine`, stderr is shown. */
 export function spawnNode(
   cwd: string,
   script: string,
@@ -58,12 +58,12 @@ export function spawnNode(
   onLine?: (line: string) => void,
   args: string[] = [],
 ): ChildProcess {
-  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the services.
-  const nodeArgs = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
-    cwd,
+  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the services (launchNode adds it).
+  const child = launchNode(cwd, script, {
     env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', ...childEnv },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdout: 'pipe',
+    stderr: 'inherit',
+    args,
   });
   let buf = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -125,5 +125,7 @@ export { measureMachineSpeed } from './measureMachineSpeed.ts';
 export { cpuSecondsBetween, cpuSnapshot } from './processCpu.ts';
 export { type StartedAnvil, startAnvil } from './startAnvil.ts';
 export { freePort } from './freePort.ts';
+export { APP_NAMES, type AppName, launchApp } from './launchNode.ts';
+import { launchNode } from './launchNode.ts';
 export { type FaultyRpc, startFaultyRpc } from './startFaultyRpc.ts';
 export { measureTableBytes } from './measureTableBytes.ts';

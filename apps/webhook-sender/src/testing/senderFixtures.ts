@@ -1,12 +1,12 @@
 // What the sender's end-to-end tests share: the real sender as a child process, and stream and
 // delivery rows written through @tributary/db as the matcher writes them.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { Server } from 'node:http';
 import type { Pool } from '@tributary/db';
 import { insertDelivery, insertStream, setDeliveryJobs } from '@tributary/db/streams';
 import { type TestDatabase, getTestSettings } from '@tributary/testkit';
+import { launchApp } from '@tributary/testkit/bench';
 import { WEBHOOK_QUEUE, assignDeliveryJobs, enqueueAssignedDeliveries } from '@tributary/webhooks';
 import { Queue } from 'bullmq';
 
@@ -21,8 +21,7 @@ export function startSenderProcess(opts: {
   env: Record<string, string>;
 }): ChildProcess {
   const s = getTestSettings();
-  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: fileURLToPath(new URL('../../', import.meta.url)),
+  return launchApp('webhook-sender', {
     env: {
       ...process.env,
       DATABASE_URL: opts.databaseUrl,
@@ -36,7 +35,8 @@ export function startSenderProcess(opts: {
       LOG_LEVEL: 'warn',
       ...opts.env,
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdout: 'inherit',
+    stderr: 'inherit',
   });
 }
 

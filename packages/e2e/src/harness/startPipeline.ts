@@ -12,7 +12,8 @@ import {
   startAnvil,
   uniqueName,
 } from '@tributary/testkit';
-import { type AppName, type ExitInfo, type RunningService, startService, tail } from './startService.ts';
+import type { AppName } from '@tributary/testkit/bench';
+import { type ExitInfo, type RunningService, startService, tail } from './startService.ts';
 
 /**
  * The apps a deployment may run several processes of. Not the chain-follower: one per chain, the

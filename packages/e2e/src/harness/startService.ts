@@ -1,13 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { appendFileSync, closeSync, openSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** The deployables, each started as `node --import tsx apps/<app>/src/main.ts`. */
-export type AppName = 'chain-follower' | 'projector' | 'gateway' | 'stream-matcher' | 'webhook-sender';
-
-export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const EXIT_WITH_PARENT = fileURLToPath(new URL('./exitWithParent.mjs', import.meta.url));
+import { type AppName, launchApp } from '@tributary/testkit/bench';
 
 /** Every service this process started and that has not exited yet. */
 const alive = new Set<ChildProcess>();
@@ -56,27 +49,22 @@ export async function startService(opts: {
   logFile: string;
   readyTimeoutMs?: number;
 }): Promise<RunningService> {
-  const cwd = join(REPO_ROOT, 'apps', opts.app);
   appendFileSync(
     opts.logFile,
     `\n===== ${new Date().toISOString()} start ${opts.app} on port ${opts.port}\n`,
   );
   // The app writes its log itself: its last lines are kept even when this process died first.
   const log = openSync(opts.logFile, 'a');
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--import', EXIT_WITH_PARENT, 'src/main.ts'],
-    { cwd, env: { ...baseEnv(), ...opts.env }, stdio: ['pipe', log, log] },
-  );
+  const child: ChildProcess = launchApp(opts.app, {
+    env: { ...baseEnv(), ...opts.env },
+    stdout: log,
+    stderr: log,
+  });
   closeSync(log);
   alive.add(child);
-  // A test worker that exits takes its services with it (one that is killed: exitWithParent.mjs).
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
   const exited = new Promise<ExitInfo>((resolve) => {
     child.once('close', (code, signal) => {
       alive.delete(child);
-      process.off('exit', killOnExit);
       appendFileSync(
         opts.logFile,
         `===== ${new Date().toISOString()} ${opts.app} exited code=${code} signal=${signal}\n`,

@@ -1,4 +1,4 @@
-// Loaded into a service spawned by a test (`node --import <this file> ...`, see startService.ts): the
+// Loaded into a service spawned by a test (`node --import <this file> ...`, see launchNode.ts): the
 // test process holds the write end of this process's stdin pipe, and the kernel closes it when the
 // test process dies, however it dies (SIGKILL included). On that EOF the service stops as on SIGTERM
 // (graceful, under its shutdown deadline) and is killed outright if it is still alive after 30 s.

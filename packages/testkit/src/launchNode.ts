@@ -1,0 +1,61 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from './repoRoot.ts';
+
+/** The deployables, each started as `node --import tsx apps/<app>/src/main.ts`, in start-up order. */
+export const APP_NAMES = [
+  'chain-follower',
+  'projector',
+  'stream-matcher',
+  'webhook-sender',
+  'gateway',
+] as const;
+export type AppName = (typeof APP_NAMES)[number];
+const EXIT_WITH_PARENT = fileURLToPath(new URL('./exitWithParent.mjs', import.meta.url));
+
+export interface LaunchOptions {
+  /** The child's whole environment (callers add `process.env` when the child should inherit it). */
+  env: NodeJS.ProcessEnv;
+  /** Where stdout and stderr go (stdin is always the pipe that ties the child to this process). */
+  stdout: 'pipe' | 'ignore' | 'inherit' | number;
+  stderr: 'pipe' | 'ignore' | 'inherit' | number;
+  /** Extra node flags (profiling: `--cpu-prof`); BENCH_NODE_ARGS adds its own. */
+  nodeArgs?: readonly string[];
+  /** Arguments after the script. */
+  args?: readonly string[];
+}
+
+/**
+ * The one way tests, benches and the chaos and soak commands start a process of ours:
+ * `node [flags] --import tsx --import exitWithParent.mjs <script>` in `cwd`. The child never
+ * outlives this process: it stops when its stdin pipe from here closes (exitWithParent.mjs),
+ * which the kernel does when this process dies, even by SIGKILL; it is also SIGKILLed when this
+ * process exits normally first.
+ */
+export function launchNode(cwd: string, script: string, opts: LaunchOptions): ChildProcess {
+  const benchArgs = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const child = spawn(
+    process.execPath,
+    [
+      ...benchArgs,
+      ...(opts.nodeArgs ?? []),
+      '--import',
+      'tsx',
+      '--import',
+      EXIT_WITH_PARENT,
+      script,
+      ...(opts.args ?? []),
+    ],
+    { cwd, env: opts.env, stdio: ['pipe', opts.stdout, opts.stderr] },
+  );
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
+  return child;
+}
+
+/** One service of ours, from its source: `launchNode(apps/<app>, 'src/main.ts')`. */
+export function launchApp(app: AppName, opts: LaunchOptions): ChildProcess {
+  return launchNode(join(REPO_ROOT, 'apps', app), 'src/main.ts', opts);
+}
