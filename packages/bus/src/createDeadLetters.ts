@@ -1,3 +1,4 @@
+import { DEAD_LETTER_HEADERS as H } from '@tributary/schema';
 import { topicsFor } from './topicsFor.ts';
 import type { Producer } from 'kafkajs';
 
@@ -40,12 +41,12 @@ export function createDeadLetters(opts: {
             key: letter.key,
             value: letter.value,
             headers: {
-              'x-source-topic': letter.topic,
-              'x-source-partition': String(letter.partition),
-              'x-source-offset': letter.offset,
-              'x-consumer': opts.consumer,
-              'x-reason': letter.reason.slice(0, 2_000),
-              'x-dead-at': new Date().toISOString(),
+              [H.sourceTopic]: letter.topic,
+              [H.sourcePartition]: String(letter.partition),
+              [H.sourceOffset]: letter.offset,
+              [H.consumer]: opts.consumer,
+              [H.reason]: letter.reason.slice(0, 2_000),
+              [H.deadAt]: new Date().toISOString(),
             },
           },
         ],

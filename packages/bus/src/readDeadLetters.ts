@@ -1,3 +1,4 @@
+import { DEAD_LETTER_HEADERS as H } from '@tributary/schema';
 import { topicsFor } from './topicsFor.ts';
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
@@ -59,12 +60,12 @@ export async function readDeadLetters(
           letters.push({
             partition,
             offset: message.offset,
-            sourceTopic: h('x-source-topic'),
-            sourcePartition: h('x-source-partition'),
-            sourceOffset: h('x-source-offset'),
-            consumer: h('x-consumer'),
-            reason: h('x-reason'),
-            deadAt: new Date(h('x-dead-at')),
+            sourceTopic: h(H.sourceTopic),
+            sourcePartition: h(H.sourcePartition),
+            sourceOffset: h(H.sourceOffset),
+            consumer: h(H.consumer),
+            reason: h(H.reason),
+            deadAt: new Date(h(H.deadAt)),
             value: message.value?.toString('utf8') ?? '',
           });
           const left = (remaining.get(partition) ?? 0n) - 1n;

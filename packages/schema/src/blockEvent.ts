@@ -212,16 +212,3 @@ export const blockEvent = z.discriminatedUnion('type', [
 ]);
 export type BlockEvent = z.infer<typeof blockEvent>;
 export type FullBlockEvent = Extract<BlockEvent, { type: 'new' | 'confirmed' }>;
-
-/**
- * Every Kafka topic (each behind the deployment's KAFKA_TOPIC_PREFIX):
- * - `blocks`: block events (blockEvent), key = chain id;
- * - `streamChanges`: stream changes (streamChange), key = stream id;
- * - `deadLetters`: what a consumer cannot process, its original key and bytes unchanged, with
- *   headers naming its origin (topic, partition, offset, consumer group) and the reason.
- */
-export const TOPICS = {
-  blocks: 'evm.blocks.v1',
-  streamChanges: 'streams.changes.v1',
-  deadLetters: 'tributary.dead-letters.v1',
-} as const;

@@ -1,5 +1,6 @@
 export * from './primitives.ts';
 export * from './blockEvent.ts';
+export * from './topics.ts';
 export * from './blockContents.ts';
 export * from './streamChange.ts';
 export * from './httpParams.ts';
