@@ -1,22 +1,21 @@
+import type { TokenInfo } from '@tributary/schema';
 import type { Pool } from 'pg';
 
 import { bytesToHex as hex, hexToBytes as bytes } from '../bytes.ts';
 
-export interface KnownToken {
-  name: string | null;
-  symbol: string | null;
-  decimals: number | null;
+/** A token's naming as the tokens table holds it, with when it was read. */
+export type StoredToken = Pick<TokenInfo, 'name' | 'symbol' | 'decimals'> & {
   readAtBlock: number;
   /** The block in which the token was first seen (null for rows written without it). */
   firstSeenHash: string | null;
-}
+};
 
 /** Tokens of these that already have metadata in `tokens` (the follower reads metadata once per token). */
 export async function findKnownTokens(
   pool: Pool,
   chainId: number,
   addresses: readonly string[],
-): Promise<Map<string, KnownToken>> {
+): Promise<Map<string, StoredToken>> {
   if (addresses.length === 0) return new Map();
   const res = await pool.query<{
     address: Buffer;

@@ -1,22 +1,16 @@
+import type { KnownToken } from '@tributary/schema';
 import type { Pool, PoolClient } from 'pg';
 import { bytesToHex, hexToBytes } from '../bytes.ts';
 
 type Db = Pool | PoolClient;
-
-export interface StreamToken {
-  name: string | null;
-  symbol: string | null;
-  decimals: number | null;
-  possibleSpam: boolean;
-}
 
 /** Metadata and spam flag of the known tokens among `addresses` (one round trip for a whole block). */
 export async function findStreamTokens(
   db: Db,
   chainId: number,
   addresses: readonly string[],
-): Promise<Map<string, StreamToken>> {
-  const out = new Map<string, StreamToken>();
+): Promise<Map<string, KnownToken>> {
+  const out = new Map<string, KnownToken>();
   if (addresses.length === 0) return out;
   const { rows } = await db.query<{
     address: Buffer;
