@@ -42,7 +42,7 @@ const streamsEnv = {
 const DEV_ENVIRONMENTS = new Set(['development', 'test']);
 
 /** Largest accepted request body: stream configurations with their ABIs, and address lists (50,000 addresses are about 2.3 MB). */
-export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1_048_576;
+const DEFAULT_BODY_LIMIT_BYTES = 8 * 1_048_576;
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
@@ -143,4 +143,29 @@ export type Env = z.infer<typeof envSchema>;
 
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   return parseEnv(envSchema, source);
+}
+
+/** What createApp tunes, from the environment (tests take the defaults from here too). */
+export function appSettingsOf(env: Env) {
+  return {
+    // Counted under the deployment's Redis prefix: deployments (and test stacks) sharing a Redis
+    // never spend each other's budgets.
+    rateLimit: {
+      limit: env.RATE_LIMIT_PER_SECOND,
+      windowMs: 1_000,
+      keyPrefix: `${env.WEBHOOK_QUEUE_PREFIX}:ratelimit:`,
+    },
+    apiKeyCacheMs: env.API_KEY_CACHE_MS,
+    invalidKeyCacheMs: env.INVALID_API_KEY_CACHE_MS,
+    authFailures: {
+      limit: env.AUTH_FAILURES_PER_MINUTE,
+      windowMs: 60_000,
+      keyPrefix: `${env.WEBHOOK_QUEUE_PREFIX}:authfail:`,
+    },
+    trustProxy: env.TRUST_PROXY,
+    tokenMetadataCacheMs: env.TOKEN_METADATA_CACHE_MS,
+    followedChainsCacheMs: env.FOLLOWED_CHAINS_CACHE_MS,
+    transferCheckpointBlocks: env.TRANSFER_CHECKPOINT_BLOCKS,
+    bodyLimitBytes: env.BODY_LIMIT_BYTES,
+  };
 }

@@ -8,7 +8,7 @@ import { createWebhookPoster, openWebhookQueue } from '@tributary/webhooks';
 import { Redis } from 'ioredis';
 import { createApp } from './app/createApp.ts';
 import { createHttpServer } from './app/createHttpServer.ts';
-import { loadEnv } from './env.ts';
+import { appSettingsOf, loadEnv } from './env.ts';
 import { withSessionSettings } from './db-settings/withSessionSettings.ts';
 import { createStreamServices } from './streams/createStreamServices.ts';
 import { limitsOf } from './streams/streamLimitsEnv.ts';
@@ -107,25 +107,7 @@ const app = createApp({
   health,
   chains,
   cursorSecret: env.CURSOR_SECRET,
-  // Counted under the deployment's Redis prefix: deployments (and test stacks) sharing a Redis
-  // never spend each other's budgets.
-  rateLimit: {
-    limit: env.RATE_LIMIT_PER_SECOND,
-    windowMs: 1_000,
-    keyPrefix: `${env.WEBHOOK_QUEUE_PREFIX}:ratelimit:`,
-  },
-  apiKeyCacheMs: env.API_KEY_CACHE_MS,
-  invalidKeyCacheMs: env.INVALID_API_KEY_CACHE_MS,
-  authFailures: {
-    limit: env.AUTH_FAILURES_PER_MINUTE,
-    windowMs: 60_000,
-    keyPrefix: `${env.WEBHOOK_QUEUE_PREFIX}:authfail:`,
-  },
-  trustProxy: env.TRUST_PROXY,
-  tokenMetadataCacheMs: env.TOKEN_METADATA_CACHE_MS,
-  followedChainsCacheMs: env.FOLLOWED_CHAINS_CACHE_MS,
-  transferCheckpointBlocks: env.TRANSFER_CHECKPOINT_BLOCKS,
-  bodyLimitBytes: env.BODY_LIMIT_BYTES,
+  ...appSettingsOf(env),
   mountStreams: (router) => mountStreamRoutes(router, streams.deps),
 });
 

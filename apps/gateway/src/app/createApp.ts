@@ -18,7 +18,6 @@ import { createDocsRouter } from '../openapi/createDocsRouter.ts';
 import { createPublicHealth } from './createPublicHealth.ts';
 import { rejectUnusableBody } from './rejectUnusableBody.ts';
 import { createRequestContext } from './requestContext.ts';
-import { DEFAULT_BODY_LIMIT_BYTES } from '../env.ts';
 
 /** Top-level paths of the stream interface; requests under them are authenticated like /api/v2.2. */
 const STREAM_PATHS = ['/streams', '/history', '/stats', '/settings'] as const;
@@ -32,33 +31,33 @@ export interface AppDeps {
   chains: ChainRegistry;
   cursorSecret: string;
   /** Per API key; `limit: 0` turns it off. Counted in process too, which applies while Redis is away. */
-  rateLimit: { limit: number; windowMs: number; keyPrefix?: string };
-  /** How long a verified key is trusted without a lookup (default 5 s). */
-  apiKeyCacheMs?: number;
+  rateLimit: { limit: number; windowMs: number; keyPrefix: string };
+  /** How long a verified key is trusted without a lookup. */
+  apiKeyCacheMs: number;
   /**
    * Requests with a key found unknown or revoked, per client address: `limit` per `windowMs`,
-   * then 429 without a query (default: no bound). Counted like the rate limit (Redis, and in process).
+   * then 429 without a query (`limit: 0`: no bound). Counted like the rate limit (Redis, and in process).
    */
-  authFailures?: { limit: number; windowMs: number; keyPrefix?: string };
-  /** How long a key found unknown or revoked is remembered so, its repeats costing no query (default 30 s). */
-  invalidKeyCacheMs?: number;
+  authFailures: { limit: number; windowMs: number; keyPrefix: string };
+  /** How long a key found unknown or revoked is remembered so, its repeats costing no query. */
+  invalidKeyCacheMs: number;
   /**
    * Which proxies in front may name the client (X-Forwarded-For), as express's `trust proxy`:
-   * false (none, the default), a hop count, or addresses and subnets. The client address is what
-   * failed authentications are counted by.
+   * false (none), a hop count, or addresses and subnets. The client address is what failed
+   * authentications are counted by.
    */
-  trustProxy?: false | number | string;
-  /** How long the set of followed chains (follower_checkpoints) is kept in process (default 10 s; 0: never). */
-  followedChainsCacheMs?: number;
-  /** How long token metadata of transfer records is kept in process (default 60 s; 0: never). */
-  tokenMetadataCacheMs?: number;
+  trustProxy: false | number | string;
+  /** How long the set of followed chains (follower_checkpoints) is kept in process (0: never). */
+  followedChainsCacheMs: number;
+  /** How long token metadata of transfer records is kept in process (0: never). */
+  tokenMetadataCacheMs: number;
   /**
    * Spacing in blocks of the per-wallet transfer checkpoints that range totals of the transfers
-   * endpoint count from (default 256; see walletRangeTotal).
+   * endpoint count from (see walletRangeTotal).
    */
-  transferCheckpointBlocks?: number;
-  /** Largest JSON body accepted (default BODY_LIMIT_BYTES's, 8 MiB); larger bodies get 413. */
-  bodyLimitBytes?: number;
+  transferCheckpointBlocks: number;
+  /** Largest JSON body accepted; larger bodies get 413. */
+  bodyLimitBytes: number;
   /**
    * Mount point of the stream interface. The hook receives a router mounted at the root and
    * registers full paths under STREAM_PATHS (`/streams/evm`, `/history`, `/stats`, `/settings`).
@@ -81,7 +80,7 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', deps.trustProxy ?? false);
+  app.set('trust proxy', deps.trustProxy);
   // qs with explicit limits: bracket (`a[]=`), repeated (`a=&a=`) and indexed (`a[0]=`) arrays.
   app.set('query parser', (str: string) =>
     qs.parse(str, { arrayLimit: 100, depth: 2, parameterLimit: 1000, allowPrototypes: false }),
@@ -96,15 +95,15 @@ export function createApp(deps: AppDeps): Express {
   const guard: RequestHandler[] = [
     createAuthenticate({
       pool: deps.pool,
-      cacheMs: deps.apiKeyCacheMs ?? 5_000,
-      refusedCacheMs: deps.invalidKeyCacheMs ?? 30_000,
+      cacheMs: deps.apiKeyCacheMs,
+      refusedCacheMs: deps.invalidKeyCacheMs,
       failures: {
-        limit: deps.authFailures?.limit ?? 0,
+        limit: deps.authFailures.limit,
         counter: createWindowCounter({
           redis: deps.redis,
           logger: deps.logger,
-          windowMs: deps.authFailures?.windowMs ?? 60_000,
-          keyPrefix: deps.authFailures?.keyPrefix ?? 'tributary:authfail:',
+          windowMs: deps.authFailures.windowMs,
+          keyPrefix: deps.authFailures.keyPrefix,
         }),
       },
     }),
@@ -114,18 +113,18 @@ export function createApp(deps: AppDeps): Express {
         redis: deps.redis,
         logger: deps.logger,
         windowMs: deps.rateLimit.windowMs,
-        keyPrefix: deps.rateLimit.keyPrefix ?? 'tributary:ratelimit:',
+        keyPrefix: deps.rateLimit.keyPrefix,
       }),
     }),
     // Bodies are parsed only for authenticated callers, and only where a method carries one.
-    withBody(express.json({ limit: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES })),
+    withBody(express.json({ limit: deps.bodyLimitBytes })),
     rejectUnusableBody,
   ];
 
   const cursors = createCursorCodec(deps.cursorSecret);
   const tokenMetadata = createTokenMetadataCache({
     pool: deps.pool,
-    ttlMs: deps.tokenMetadataCacheMs ?? 60_000,
+    ttlMs: deps.tokenMetadataCacheMs,
   });
   app.use(
     '/api/v2.2',
@@ -135,12 +134,12 @@ export function createApp(deps: AppDeps): Express {
       chains: deps.chains,
       followedChains: createFollowedChains({
         pool: deps.pool,
-        cacheMs: deps.followedChainsCacheMs ?? 10_000,
+        cacheMs: deps.followedChainsCacheMs,
         logger: deps.logger,
       }),
       cursors,
       tokenMetadata,
-      transferCheckpointBlocks: deps.transferCheckpointBlocks ?? 256,
+      transferCheckpointBlocks: deps.transferCheckpointBlocks,
     }),
   );
 

@@ -27,6 +27,7 @@ import { keccak256, stringToBytes } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app/createApp.ts';
 import { createHttpServer } from '../app/createHttpServer.ts';
+import { appSettingsOf, loadEnv } from '../env.ts';
 import { type TestStreamServices, createTestStreamServices } from '../testing/createTestStreamServices.ts';
 
 const DATABASE_URL = process.env['DATABASE_URL'] ?? 'postgres://tributary@127.0.0.1:55432/tributary';
@@ -132,6 +133,7 @@ beforeAll(async () => {
   const chains = createChainRegistry();
   services = await createTestStreamServices(pool, REDIS_URL, { logger });
   const topicPrefix = services.topicPrefix;
+  const defaults = appSettingsOf(loadEnv({ DATABASE_URL: url.toString(), NODE_ENV: 'test' }));
   const app = createApp({
     pool,
     redis,
@@ -140,8 +142,9 @@ beforeAll(async () => {
     health: createHealth(),
     chains,
     cursorSecret: 'test-cursor-secret-0123456789',
-    rateLimit: { limit: 0, windowMs: 1000 },
-    bodyLimitBytes: 8 * 1024 * 1024,
+    ...defaults,
+    rateLimit: { ...defaults.rateLimit, limit: 0, keyPrefix: `q-${unique}:ratelimit:` },
+    authFailures: { ...defaults.authFailures, limit: 0, keyPrefix: `q-${unique}:authfail:` },
     mountStreams: (router: Router) => services.mount(router),
   });
   server = createHttpServer(app).listen(0, '127.0.0.1');

@@ -10,6 +10,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type AppDeps, createApp } from '../app/createApp.ts';
 import { createHttpServer } from '../app/createHttpServer.ts';
+import { appSettingsOf, loadEnv } from '../env.ts';
 import type { StreamRouteDeps } from '../streams/streamDeps.ts';
 import { createTestStreamServices } from './createTestStreamServices.ts';
 import { type TestDatabase, TEST_REDIS_URL, createTestDatabase } from './testDatabase.ts';
@@ -39,9 +40,7 @@ export async function startTestGateway(
   overrides: Partial<
     Pick<
       AppDeps,
-      | 'rateLimit'
       | 'apiKeyCacheMs'
-      | 'authFailures'
       | 'invalidKeyCacheMs'
       | 'trustProxy'
       | 'bodyLimitBytes'
@@ -49,6 +48,8 @@ export async function startTestGateway(
       | 'transferCheckpointBlocks'
       | 'followedChainsCacheMs'
     > & {
+      rateLimit: Partial<AppDeps['rateLimit']>;
+      authFailures: Partial<AppDeps['authFailures']>;
       streams: boolean;
       logger: Logger;
       kafkaBrokers: string[];
@@ -74,6 +75,8 @@ export async function startTestGateway(
   const prefix = `test:gw:${randomBytes(6).toString('hex')}:`;
   const health = createHealth();
   const metrics = createMetrics('gateway-test');
+  // The deployment's defaults (env.ts), then what tests need: no caches, no limits unless asked.
+  const defaults = appSettingsOf(loadEnv({ DATABASE_URL: db.url, NODE_ENV: 'test' }));
   const app = createApp({
     pool: db.pool,
     redis,
@@ -82,16 +85,20 @@ export async function startTestGateway(
     health,
     chains: createChainRegistry(),
     cursorSecret: 'test-cursor-secret-0123456789',
-    rateLimit: { limit: 0, windowMs: 1_000, keyPrefix: prefix, ...overrides.rateLimit },
+    ...defaults,
+    rateLimit: { ...defaults.rateLimit, limit: 0, keyPrefix: prefix, ...overrides.rateLimit },
     apiKeyCacheMs: overrides.apiKeyCacheMs ?? 0,
     invalidKeyCacheMs: overrides.invalidKeyCacheMs ?? 0,
-    ...(overrides.authFailures
-      ? { authFailures: { keyPrefix: `${prefix}auth:`, ...overrides.authFailures } }
-      : {}),
-    ...(overrides.trustProxy === undefined ? {} : { trustProxy: overrides.trustProxy }),
-    bodyLimitBytes: overrides.bodyLimitBytes,
+    authFailures: {
+      ...defaults.authFailures,
+      limit: 0,
+      keyPrefix: `${prefix}auth:`,
+      ...overrides.authFailures,
+    },
+    trustProxy: overrides.trustProxy ?? defaults.trustProxy,
+    bodyLimitBytes: overrides.bodyLimitBytes ?? defaults.bodyLimitBytes,
     mountStreams: streams?.mount ?? overrides.mountStreams,
-    transferCheckpointBlocks: overrides.transferCheckpointBlocks,
+    transferCheckpointBlocks: overrides.transferCheckpointBlocks ?? defaults.transferCheckpointBlocks,
     // Tests register followed chains as they go (followChain): read them on every request.
     followedChainsCacheMs: overrides.followedChainsCacheMs ?? 0,
   });
