@@ -48,13 +48,13 @@ export function createBlockConsumer(deps: {
   /** The group session's timeout: how soon a standby takes over from a member that died. */
   sessionTimeoutMs?: number;
   /** Message bytes projected in one transaction (a fetch is split into such chunks). */
-  maxTransactionBytes?: number;
+  maxTransactionBytes: number;
   /** Upper bound of the wait between two attempts after a failure. */
   maxRetryDelayMs?: number;
   /** Tries of a failure of unknown cause before its block is set aside (default 5). */
   unknownAttempts?: number;
 }): BlockConsumer {
-  const maxTransactionBytes = deps.maxTransactionBytes ?? 16 * 1024 * 1024;
+  const { maxTransactionBytes } = deps;
   const { consumer, isConnected, setConnected } = createGroupConsumer(deps.kafka, {
     groupId: deps.groupId,
     maxBytesPerPartition: deps.maxBytesPerPartition,

@@ -33,7 +33,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStreamStore } from '../load/createStreamStore.ts';
 import { createBlockReaders } from '../read/createBlockReaders.ts';
 import { blockEventFromChain } from '../testing/blockEventFromChain.ts';
+import { loadEnv } from '../env.ts';
 import { createBlockHandler } from './handleBlockEvent.ts';
+
+/** The deployment's STREAM_BLOCK_BUDGET_MS (env.ts). */
+const BUDGET_MS = loadEnv({ DATABASE_URL: 'postgres://unused' }).STREAM_BLOCK_BUDGET_MS;
 
 // Real ERC721 and ERC1155 contracts on a private anvil, one block with transfers (single and
 // batch), approvals and an ERC20 transfer beside them, read back as the follower publishes it
@@ -181,7 +185,7 @@ async function deliver(config: Partial<StreamConfig>, addresses: string[]) {
   const store = createStreamStore({ pool, logger });
   await store.reload(id);
   const readers = createBlockReaders({ rpcUrls: new Map([[31337, anvil.rpcUrl]]), concurrency: 4 });
-  await createBlockHandler({ pool, store, queue, logger, readers })(event);
+  await createBlockHandler({ pool, store, queue, logger, readers, budgetMs: BUDGET_MS })(event);
   const { rows } = await pool.query<{ body: string }>('SELECT body FROM deliveries WHERE stream_id = $1', [
     id,
   ]);

@@ -31,7 +31,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStreamStore } from '../load/createStreamStore.ts';
 import { type BlockReaders, createBlockReaders } from '../read/createBlockReaders.ts';
 import { blockEventFromChain } from '../testing/blockEventFromChain.ts';
+import { loadEnv } from '../env.ts';
 import { createBlockHandler } from './handleBlockEvent.ts';
+
+/** The deployment's STREAM_BLOCK_BUDGET_MS (env.ts). */
+const BUDGET_MS = loadEnv({ DATABASE_URL: 'postgres://unused' }).STREAM_BLOCK_BUDGET_MS;
 
 // Real chain data: contracts deployed on a private anvil, one block mined with a mix of activity,
 // read back as the follower would publish it; each case stores a stream and runs the handler
@@ -205,6 +209,7 @@ async function deliver(
     store,
     queue,
     logger,
+    budgetMs: BUDGET_MS,
     readers: opts.readers ?? readers(),
     ...(opts.onCompletion ? { onCompletion: opts.onCompletion } : {}),
   });
@@ -547,7 +552,14 @@ describe('removal notices', () => {
       ids.push(id);
     }
     const [notifyingId, plainId] = ids as [string, string];
-    const handle = createBlockHandler({ pool, store, queue, logger, readers: readers() });
+    const handle = createBlockHandler({
+      pool,
+      store,
+      queue,
+      logger,
+      readers: readers(),
+      budgetMs: BUDGET_MS,
+    });
     const removed = { type: 'removed', v: 2, chainId: 31337, block: event.block } as never;
     expect(await handle(removed)).toBe(1);
     // A replayed removal finds the notice's row (still pending) and hands Redis the same job again.
@@ -587,7 +599,14 @@ describe('removal notices', () => {
     const logger = createLogger('test', 'silent');
     const store = createStreamStore({ pool, logger });
     await store.reload(id);
-    const handle = createBlockHandler({ pool, store, queue, logger, readers: readers() });
+    const handle = createBlockHandler({
+      pool,
+      store,
+      queue,
+      logger,
+      readers: readers(),
+      budgetMs: BUDGET_MS,
+    });
     expect(await handle({ type: 'removed', v: 2, chainId: 31337, block: event.block } as never)).toBe(0);
     const { rows } = await pool.query<{ status: string }>(
       'SELECT status FROM deliveries WHERE stream_id = $1 AND removal',

@@ -53,7 +53,7 @@ export interface BlockHandlerDeps {
    * evaluated: it would delay every other. In a row, so that a pause of the whole process (a
    * garbage collection, a busy machine) that lands on an innocent stream once is not held against it.
    */
-  budgetMs?: number;
+  budgetMs: number;
   budgetStrikes?: number;
   /** A stream went over the budget and is no longer evaluated (for the metrics). */
   onSuspended?: (streamId: string) => void;
@@ -212,7 +212,7 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
     return { event: received, takes: (s) => takes(s) && coversContents(contentsOf(received), s.reads) };
   }
 
-  const budgetMs = deps.budgetMs ?? 250;
+  const { budgetMs } = deps;
   const budgetStrikes = deps.budgetStrikes ?? 3;
   // Blocks in a row over the budget, by stream (a block within it clears the count).
   const strikes = new Map<string, number>();
