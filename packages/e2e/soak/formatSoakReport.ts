@@ -45,7 +45,7 @@ export function formatSoakReport(samples: readonly SoakSample[], s: SoakSummary,
   lines.push(
     '',
     `Growth per hour after a ${s.warmupMinutes}-minute warm-up (least-squares slope ± two standard errors; tables and indexes under 1 MiB left out, all in the JSON):`,
-    row(['quantity', 'first', 'last', 'per hour', '%/h', 'verdict'], 58),
+    row(['quantity', 'first', 'last', 'per hour', '%/h', 'later half, per hour', 'verdict'], 58),
   );
   for (const g of s.growth) {
     if (g.unit === 'bytes' && g.kind === 'disk' && Math.max(g.first, g.last) < 2 ** 20) continue;
@@ -57,6 +57,9 @@ export function formatSoakReport(samples: readonly SoakSample[], s: SoakSummary,
           value(g, g.last),
           perHour(g),
           g.percentOfMeanPerHour.toFixed(1),
+          g.laterHalf === null
+            ? '-'
+            : `${g.laterHalf.perHour >= 0 ? '+' : ''}${value(g, g.laterHalf.perHour)} ± ${value(g, 2 * g.laterHalf.perHourStdErr)}`,
           g.verdict,
         ],
         58,
@@ -133,7 +136,8 @@ function bytes(b: number | null | undefined): string {
   return `${(b / 2 ** 10).toFixed(0)} KiB`;
 }
 
-const ms = (v: number) => (Number.isNaN(v) ? '-' : `${v.toFixed(0)} ms`);
+// A sample written to JSON holds null where it had NaN (no webhook in the interval).
+const ms = (v: number | null) => (v === null || Number.isNaN(v) ? '-' : `${v.toFixed(0)} ms`);
 
 function value(g: Growth, v: number): string {
   if (g.unit === 'bytes') return bytes(v);

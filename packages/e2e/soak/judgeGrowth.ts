@@ -17,6 +17,12 @@ export interface Growth {
   perHourStdErr: number | null;
   /** perHour as a percentage of the mean. */
   percentOfMeanPerHour: number;
+  /**
+   * The slope over the later half of those samples, per hour (null with fewer than three): a leak
+   * grows as fast in the later half as over the whole run; growth that levels off (an allocator's
+   * arenas, a cache filling up, a step) does not. Said beside the verdict, which it does not change.
+   */
+  laterHalf: { perHour: number; perHourStdErr: number } | null;
   verdict: Verdict;
 }
 
@@ -43,6 +49,7 @@ const TOLERANCE: Record<SeriesKind, { share: number; floor: number }> = {
 export function judgeGrowth(series: Series, warmupHours: number): Growth {
   const points = series.points.filter((p) => p.x >= warmupHours);
   const fit = leastSquares(points);
+  const laterHalf = leastSquares(points.slice(Math.floor(points.length / 2)));
   const values = points.map((p) => p.y);
   const mean = values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN;
   const tolerance = TOLERANCE[series.kind];
@@ -62,6 +69,10 @@ export function judgeGrowth(series: Series, warmupHours: number): Growth {
     perHour: fit.slope,
     perHourStdErr: fit.slopeStdErr,
     percentOfMeanPerHour: mean === 0 ? 0 : (100 * fit.slope) / Math.abs(mean),
+    laterHalf:
+      laterHalf.slopeStdErr === null
+        ? null
+        : { perHour: laterHalf.slope, perHourStdErr: laterHalf.slopeStdErr },
     verdict,
   };
 }

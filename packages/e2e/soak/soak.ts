@@ -9,9 +9,10 @@
 //   --api-rps N (2 data-interface requests per second)  --keep-data (keep the servers' data dir)
 // Delivery retention is read from DELIVERY_RETENTION* variables, which the services inherit.
 // Writes bench/results/soak.json; exits 0 (it measures, it never judges a run by a time), 130 when
-// interrupted (the report then covers the samples so far).
+// interrupted (the report then covers the samples so far). `--report <soak.json>` runs nothing: it
+// reports again on the samples of a run written before (with this version's analysis).
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +27,26 @@ const arg = (name: string, fallback: number) => {
   const env = process.env[`SOAK_${name.toUpperCase().replaceAll('-', '_')}`];
   return Number(i >= 0 ? process.argv[i + 1] : (env ?? fallback));
 };
+
+const reportIndex = process.argv.indexOf('--report');
+if (reportIndex >= 0) {
+  const file = process.argv[reportIndex + 1];
+  if (!file) throw new Error('--report needs the path of a soak.json');
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+    options: { minutes: number; warmupMinutes: number };
+    retentions: Parameters<typeof summarizeSoak>[1]['retentions'];
+    samples: Parameters<typeof summarizeSoak>[0];
+    at?: string;
+  };
+  const again = summarizeSoak(saved.samples, {
+    warmupMinutes: saved.options.warmupMinutes,
+    retentions: saved.retentions,
+  });
+  console.log(
+    formatSoakReport(saved.samples, again, `soak report of ${file} (${saved.at ?? 'undated'}), again`),
+  );
+  process.exit(0);
+}
 
 const minutes = arg('minutes', 60);
 const options = {

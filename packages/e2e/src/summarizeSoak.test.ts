@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deliveryRetentionFromEnv } from '../soak/deliveryRetentionFromEnv.ts';
+import { judgeGrowth } from '../soak/judgeGrowth.ts';
 import { leastSquares } from '../soak/leastSquares.ts';
 import { projectDisk } from '../soak/projectDisk.ts';
 import { metricSum, parsePrometheus } from '../soak/readServiceMetrics.ts';
@@ -32,6 +33,37 @@ describe('leastSquares', () => {
         { x: 1, y: 2 },
       ]).slopeStdErr,
     ).toBeNull();
+  });
+});
+
+describe('judgeGrowth', () => {
+  const series = (y: (hour: number) => number) => ({
+    name: 'x RSS',
+    kind: 'memory' as const,
+    unit: 'bytes' as const,
+    // Every 6 minutes for 3 hours, with a little noise so that each fit has a standard error.
+    points: Array.from({ length: 31 }, (_, i) => ({ x: i / 10, y: y(i / 10) + (i % 2 ? MiB / 10 : 0) })),
+  });
+
+  it('a leak grows as fast in the later half as over the run', () => {
+    const g = judgeGrowth(
+      series((h) => 100 * MiB + 5 * MiB * h),
+      0,
+    );
+    expect(g.verdict).toBe('grows');
+    expect(g.perHour / MiB).toBeCloseTo(5, 0);
+    expect((g.laterHalf?.perHour ?? 0) / MiB).toBeCloseTo(5, 0);
+  });
+
+  it('a step that levels off grows over the run and not in its later half', () => {
+    const g = judgeGrowth(
+      series((h) => (h < 1 ? 100 * MiB : 110 * MiB)),
+      0,
+    );
+    expect(g.verdict).toBe('grows');
+    expect(Math.abs(g.laterHalf?.perHour ?? Number.NaN)).toBeLessThan(
+      2 * (g.laterHalf?.perHourStdErr ?? 0) + MiB / 10,
+    );
   });
 });
 
