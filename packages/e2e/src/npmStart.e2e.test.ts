@@ -19,6 +19,8 @@ const DEADLINE_MS = 5_000;
 // The deadline, the supervisor's second before its SIGKILL, and the slack of a loaded 2-core machine.
 const STOPPED_WITHIN_MS = DEADLINE_MS + 4_000;
 const CLONE = REPO_ROOT.replace(/\/$/, '');
+/** Where the testkit's local servers keep their data (infra/local: TRIBUTARY_DATA_DIR, else the clone's .data). */
+const TEST_SERVERS_DIR = process.env['TRIBUTARY_DATA_DIR'] ?? join(CLONE, '.data');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('npm start', () => {
@@ -176,16 +178,22 @@ function createStackWatch(opts: { marker: string; dataDir: string }) {
       const all = readProcesses().filter((p) => p.state !== 'Z');
       const groups = new Set([...seen.values()].map((p) => p.pgid));
       const ours = testRunProcesses(all);
-      const inside = (path: string) =>
-        [CLONE, opts.dataDir].some(
-          (dir) => path === dir || path.startsWith(`${dir}/`) || path.includes(` ${dir}/`),
-        );
+      const under = (dir: string, path: string) =>
+        path === dir || path.startsWith(`${dir}/`) || path.includes(` ${dir}/`);
+      const inside = (path: string) => [CLONE, opts.dataDir].some((dir) => under(dir, path));
+      // The test run's own servers (the testkit's, in the clone's .data) start processes of their own
+      // while npm start runs (a PostgreSQL backend for another test file's connection): not npm start's.
+      const testServers = (p: ProcessInfo) =>
+        under(TEST_SERVERS_DIR, p.cwd) || under(TEST_SERVERS_DIR, ` ${p.cmdline}`);
       return all.filter(
         (p) =>
           seen.get(p.pid)?.startTime === p.startTime ||
           groups.has(p.pgid) ||
           p.environ.includes(opts.marker) ||
-          (p.startTime >= since && !ours.has(p.pid) && (inside(p.cwd) || inside(` ${p.cmdline}`))),
+          (p.startTime >= since &&
+            !ours.has(p.pid) &&
+            !testServers(p) &&
+            (inside(p.cwd) || inside(` ${p.cmdline}`))),
       );
     },
   };
