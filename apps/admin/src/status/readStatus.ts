@@ -1,4 +1,4 @@
-import { type StoredDeadLetter, readDeadLetters } from '@tributary/bus';
+import { type StoredDeadLetter, readDeadLetters, topicsFor } from '@tributary/bus';
 import type { Pool } from '@tributary/db';
 import { type BackfillRequest, listOpenBackfills } from '@tributary/db/chain';
 import { deadLettersAcknowledgedAt } from '@tributary/db/ops';
@@ -8,7 +8,6 @@ import {
   listRunningStreamBackfills,
   type StreamBackfill,
 } from '@tributary/db/streams';
-import { TOPICS } from '@tributary/schema';
 import type { Queue } from 'bullmq';
 import type { Admin, Kafka } from 'kafkajs';
 
@@ -100,7 +99,7 @@ export async function readStatus(
   const [chains, consumers, queue, deliveries, streams, backfills, streamBackfills, services, deadLetters] =
     await Promise.all([
       attempt('postgres (chains)', () => readChains(src.pool, src.rpcUrls, timeoutMs)),
-      attempt('kafka', () => readConsumers(src.admin, `${src.topicPrefix}${TOPICS.blocks}`, src.groups)),
+      attempt('kafka', () => readConsumers(src.admin, topicsFor(src.topicPrefix).blocks, src.groups)),
       attempt('redis', () =>
         src.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed'),
       ),
