@@ -1,4 +1,5 @@
 import { Kafka, type LogEntry, logLevel } from 'kafkajs';
+import { inflateOnEventLoop } from './inflateOnEventLoop.ts';
 
 interface LikeLogger {
   error(obj: object, msg: string): void;
@@ -7,8 +8,12 @@ interface LikeLogger {
   debug(obj: object, msg: string): void;
 }
 
-/** One kafkajs client per process; kafkajs' own log lines go to the service logger (warn and up). */
+/**
+ * One kafkajs client per process; kafkajs' own log lines go to the service logger (warn and up), and
+ * gzip batches are inflated on the event loop (inflateOnEventLoop).
+ */
 export function createKafka(opts: { brokers: string[]; clientId: string; logger?: LikeLogger }): Kafka {
+  inflateOnEventLoop();
   const logger = opts.logger;
   return new Kafka({
     clientId: opts.clientId,
