@@ -112,7 +112,7 @@ export function formatSoakReport(samples: readonly SoakSample[], s: SoakSummary,
     'Goals:',
   );
   const labels: Record<keyof SoakSummary['goals'], string> = {
-    memoryFlat: 'memory flat within noise',
+    memoryFlat: 'memory flat or levelling off',
     diskBoundedByRetention: 'disk bounded by retention',
     latencySteady: 'latency not degrading',
     deliveryRateSteady: 'delivery rate not degrading',

@@ -1,7 +1,7 @@
 import { leastSquares } from './leastSquares.ts';
 import type { Series, SeriesKind } from './soakSeries.ts';
 
-type Verdict = 'flat' | 'grows' | 'falls' | 'too few samples';
+type Verdict = 'flat' | 'grows' | 'levels off' | 'falls' | 'too few samples';
 
 export interface Growth {
   quantity: string;
@@ -19,8 +19,8 @@ export interface Growth {
   percentOfMeanPerHour: number;
   /**
    * The slope over the later half of those samples, per hour (null with fewer than three): a leak
-   * grows as fast in the later half as over the whole run; growth that levels off (an allocator's
-   * arenas, a cache filling up, a step) does not. Said beside the verdict, which it does not change.
+   * grows as fast in the later half as over the whole run; growth that levels off (V8 sizing its
+   * heap to the load, code the JIT compiles late, a cache filling up, a step) does not.
    */
   laterHalf: { perHour: number; perHourStdErr: number } | null;
   verdict: Verdict;
@@ -44,7 +44,10 @@ const TOLERANCE: Record<SeriesKind, { share: number; floor: number }> = {
 /**
  * The growth per hour of a series after warm-up and whether it is more than noise: `grows` or
  * `falls` only when the slope is beyond two standard errors of itself and beyond the kind's
- * tolerance.
+ * tolerance. Memory that grows over the run but is flat by the same test over its later half, at
+ * less than half the run's slope, `levels off`: it is bounded, a leak is not. A leak keeps its slope
+ * in the later half (and stays `grows`); growth that merely got noisier, without slowing, stays
+ * `grows` too.
  */
 export function judgeGrowth(series: Series, warmupHours: number): Growth {
   const points = series.points.filter((p) => p.x >= warmupHours);
@@ -58,6 +61,14 @@ export function judgeGrowth(series: Series, warmupHours: number): Growth {
   if (fit.slopeStdErr === null) verdict = 'too few samples';
   else if (Math.abs(fit.slope) > 2 * fit.slopeStdErr && Math.abs(fit.slope) > allowed)
     verdict = fit.slope > 0 ? 'grows' : 'falls';
+  if (
+    verdict === 'grows' &&
+    series.kind === 'memory' &&
+    laterHalf.slopeStdErr !== null &&
+    laterHalf.slope < fit.slope / 2 &&
+    (laterHalf.slope <= 2 * laterHalf.slopeStdErr || laterHalf.slope <= allowed)
+  )
+    verdict = 'levels off';
   return {
     quantity: series.name,
     kind: series.kind,

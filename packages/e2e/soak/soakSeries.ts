@@ -32,6 +32,9 @@ export function soakSeries(samples: readonly SoakSample[]): Series[] {
       add(`${app} RSS`, 'memory', 'bytes', s, p.rssBytes);
       add(`${app} heap used`, 'memory', 'bytes', s, p.heapUsedBytes);
       add(`${app} external memory`, 'memory', 'bytes', s, p.externalBytes);
+      // Where RSS lives, to tell V8 sizing its heap from native growth (allocator, buffers): reported.
+      add(`${app} V8 heap committed`, 'info', 'bytes', s, p.heapTotalBytes);
+      add(`${app} RSS outside the V8 heap`, 'info', 'bytes', s, p.rssBytes - p.heapTotalBytes);
       add(`${app} event-loop delay p99`, 'latency', 'ms', s, p.eventLoopP99Ms);
       add(`${app} CPU`, 'info', 'cores', s, p.cpuCores ?? null);
     }

@@ -60,10 +60,30 @@ describe('judgeGrowth', () => {
       series((h) => (h < 1 ? 100 * MiB : 110 * MiB)),
       0,
     );
-    expect(g.verdict).toBe('grows');
+    expect(g.perHour / MiB).toBeGreaterThan(3);
+    expect(g.verdict).toBe('levels off');
     expect(Math.abs(g.laterHalf?.perHour ?? Number.NaN)).toBeLessThan(
       2 * (g.laterHalf?.perHourStdErr ?? 0) + MiB / 10,
     );
+  });
+
+  it('growth that slows but goes on is still growth; levelling off is for memory alone', () => {
+    // 6 MiB/h in the first half, 3 MiB/h (3 %/h, beyond noise) in the later: not half the run's slope.
+    const slowing = judgeGrowth(
+      series((h) => 100 * MiB + (h < 1.5 ? 6 * MiB * h : 9 * MiB + 3 * MiB * (h - 1.5))),
+      0,
+    );
+    expect(slowing.verdict).toBe('grows');
+    const latency = judgeGrowth(
+      {
+        name: 'x latency',
+        kind: 'latency',
+        unit: 'ms',
+        points: Array.from({ length: 31 }, (_, i) => ({ x: i / 10, y: (i < 10 ? 100 : 130) + (i % 2) })),
+      },
+      0,
+    );
+    expect(latency.verdict).toBe('grows');
   });
 });
 
