@@ -26,6 +26,12 @@ export interface LaunchOptions {
   args?: readonly string[];
 }
 
+/** Children still running; one exit listener kills them all (one per child tripped Node's listener limit). */
+const running = new Set<ChildProcess>();
+function killRunning(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
 /**
  * The one way tests, benches and the chaos and soak commands start a process of ours:
  * `node [flags] --import tsx --import exitWithParent.mjs <script>` in `cwd`. The child never
@@ -49,9 +55,9 @@ export function launchNode(cwd: string, script: string, opts: LaunchOptions): Ch
     ],
     { cwd, env: opts.env, stdio: ['pipe', opts.stdout, opts.stderr] },
   );
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.off('exit', killOnExit));
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  if (!process.listeners('exit').includes(killRunning)) process.once('exit', killRunning);
   return child;
 }
 
