@@ -1,7 +1,9 @@
 import { promisify } from 'node:util';
 import { gzip, unzipSync } from 'node:zlib';
-import { CompressionCodecs, CompressionTypes } from 'kafkajs';
+import kafkajs from 'kafkajs';
 
+// kafkajs is CommonJS, and Node's named-export detection does not see CompressionCodecs.
+const { CompressionCodecs, CompressionTypes } = kafkajs;
 const gzipAsync = promisify(gzip);
 
 /**
