@@ -56,6 +56,12 @@ export const envSchema = z.object({
   RANGE_TARGET_LOGS: envInt(5_000, 1),
   RPC_CONCURRENCY: envInt(4, 1),
   RPC_TIMEOUT_MS: envInt(20_000, 100),
+  /** Calls in one JSON-RPC batch request (providers cap it, some at 10 or 50). */
+  RPC_BATCH_SIZE: envInt(100, 1),
+  /** Tries of one call over timeouts, dropped connections and 5xx (across the URLs) before it fails. */
+  RPC_ATTEMPTS: envInt(5, 1),
+  /** How long a failing URL is passed over first (it doubles while the URL keeps failing, up to 10 min). */
+  RPC_DEMOTE_MS: envInt(30_000, 100),
   MAX_BATCH_BLOCKS: envInt(2_000, 1),
   HEAD_BATCH_BLOCKS: envInt(50, 1),
   REORG_WINDOW: z.coerce.number().int().min(1).optional(),
@@ -69,4 +75,15 @@ export type Env = z.infer<typeof envSchema>;
 
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   return parseEnv(envSchema, source);
+}
+
+/** What createRpc takes from the environment, beside its URLs (tests take the deployment's defaults from it). */
+export function rpcSettingsOf(env: Env) {
+  return {
+    timeoutMs: env.RPC_TIMEOUT_MS,
+    requestsPerSecond: env.RPC_REQUESTS_PER_SECOND,
+    batchSize: env.RPC_BATCH_SIZE,
+    attempts: env.RPC_ATTEMPTS,
+    demoteMs: env.RPC_DEMOTE_MS,
+  };
 }

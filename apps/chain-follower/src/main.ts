@@ -10,7 +10,7 @@ import {
 import { createPool } from '@tributary/db';
 import { bootService, createOutageLog, serveOps, watchPool } from '@tributary/runtime';
 import { createStreamDemand } from './demand/createStreamDemand.ts';
-import { loadEnv } from './env.ts';
+import { loadEnv, rpcSettingsOf } from './env.ts';
 import { chainSettings } from './follow/chainSettings.ts';
 import { createChainFollower } from './follow/createChainFollower.ts';
 import { createHeadWatcher } from './fetch/createHeadWatcher.ts';
@@ -67,8 +67,7 @@ producer.on(producer.events.DISCONNECT, () => {
 });
 const rpc = createRpc({
   urls: env.RPC_URLS.length > 0 ? env.RPC_URLS : [env.RPC_URL],
-  timeoutMs: env.RPC_TIMEOUT_MS,
-  requestsPerSecond: env.RPC_REQUESTS_PER_SECOND,
+  ...rpcSettingsOf(env),
   logger,
   onCall: createRpcMetrics(metrics),
 });

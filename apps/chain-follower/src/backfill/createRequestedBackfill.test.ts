@@ -12,6 +12,7 @@ import { createAdaptiveRange } from '../fetch/createAdaptiveRange.ts';
 import { createBlockEnricher } from '../fetch/createBlockEnricher.ts';
 import { createRequestedBackfill } from './createRequestedBackfill.ts';
 import { createBlockFetcher } from '../fetch/fetchBlockRange.ts';
+import { loadEnv } from '../env.ts';
 
 const content = (e: BlockEvent) => {
   if (e.type === 'removed') return e;
@@ -120,7 +121,7 @@ describe('a requested backfill', { timeout: 90_000 }, () => {
       const logger = createLogger('pipeline-test', process.env['TEST_LOG_LEVEL'] ?? 'error');
       const fetcher = createBlockFetcher({
         rpc: harness.rpc,
-        range: createAdaptiveRange({ initial: 50, max: 500 }),
+        range: createAdaptiveRange({ initial: 50, max: 500, targetLogs: loadEnv({}).RANGE_TARGET_LOGS }),
         concurrency: 2,
         logger,
       });

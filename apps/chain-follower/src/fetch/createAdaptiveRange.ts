@@ -10,6 +10,9 @@ export interface AdaptiveRange {
   limit(blocks: number): void;
 }
 
+/** A call this quick (and small) lets the range grow; four times this long shrinks it. */
+const FAST_CALL_MS = 1_500;
+
 /**
  * eth_getLogs range sizing: providers cap results per call ("query returned more than 10000
  * results", timeouts), so the range halves on such errors and grows again while calls are fast
@@ -18,13 +21,13 @@ export interface AdaptiveRange {
 export function createAdaptiveRange(opts: {
   initial: number;
   max: number;
-  targetLogs?: number;
-  fastMs?: number;
+  /** Logs per call it aims at (RANGE_TARGET_LOGS). */
+  targetLogs: number;
 }): AdaptiveRange {
   let max = opts.max;
   let size = Math.max(1, Math.min(opts.initial, max));
-  const targetLogs = opts.targetLogs ?? 5_000;
-  const fastMs = opts.fastMs ?? 1_500;
+  const targetLogs = opts.targetLogs;
+  const fastMs = FAST_CALL_MS;
   return {
     size: () => size,
     succeeded(blocks, logs, ms) {

@@ -8,6 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createAdaptiveRange } from './createAdaptiveRange.ts';
 import { createRpc } from '../rpc/createRpc.ts';
 import { createBlockFetcher } from './fetchBlockRange.ts';
+import { loadEnv, rpcSettingsOf } from '../env.ts';
+
+const DEFAULTS = loadEnv({});
 
 // `npm start` keeps each devnet in an anvil state file. Restarted from it, anvil answers
 // debug_traceBlockByNumber for the blocks it loaded with an error per transaction
@@ -38,8 +41,8 @@ describe('blocks anvil loaded from its state file', () => {
     expect(fresh).toBe(loaded + 1); // the same chain, continued
 
     const fetcher = createBlockFetcher({
-      rpc: createRpc({ urls: [anvil.rpcUrl], timeoutMs: 5_000, logger }),
-      range: createAdaptiveRange({ initial: 16, max: 16 }),
+      rpc: createRpc({ ...rpcSettingsOf(DEFAULTS), urls: [anvil.rpcUrl], timeoutMs: 5_000, logger }),
+      range: createAdaptiveRange({ initial: 16, max: 16, targetLogs: DEFAULTS.RANGE_TARGET_LOGS }),
       concurrency: 1,
       logger,
     });

@@ -13,6 +13,9 @@ import { type ChainBlock, asChainBlock, buildLogChain, readChain } from '../test
 import { createAdaptiveRange } from './createAdaptiveRange.ts';
 import { type RpcOptions, createRpc } from '../rpc/createRpc.ts';
 import { createBlockFetcher } from './fetchBlockRange.ts';
+import { loadEnv, rpcSettingsOf } from '../env.ts';
+
+const DEFAULTS = loadEnv({});
 
 // Logs per mined block: dense and sparse blocks, empty ones between (about 2,800 logs in all).
 const LOGS_PER_BLOCK = [
@@ -44,9 +47,9 @@ async function proxy(faults: RpcFaults): Promise<FaultyRpc> {
 
 /** The fetching unit as the follower builds it, over the given URLs; ranges start wide so that caps bite. */
 function fetcher(urls: string[], rpc: Partial<RpcOptions> = {}) {
-  const range = createAdaptiveRange({ initial: 64, max: 64 });
+  const range = createAdaptiveRange({ initial: 64, max: 64, targetLogs: DEFAULTS.RANGE_TARGET_LOGS });
   return createBlockFetcher({
-    rpc: createRpc({ urls, timeoutMs: 2_000, demoteMs: 200, logger, ...rpc }),
+    rpc: createRpc({ ...rpcSettingsOf(DEFAULTS), urls, timeoutMs: 2_000, demoteMs: 200, logger, ...rpc }),
     range,
     concurrency: 2,
     logger,
@@ -135,7 +138,7 @@ describe('fetching blocks through a provider that misbehaves', { timeout: 120_00
 
   it('honours Retry-After: calls answered 429 come back only after the time it names', async () => {
     const p = await proxy({ tooManyRequests: { count: 1, retryAfterSeconds: 1 } });
-    const rpc = createRpc({ urls: [p.url], timeoutMs: 5_000, logger });
+    const rpc = createRpc({ ...rpcSettingsOf(DEFAULTS), urls: [p.url], timeoutMs: 5_000, logger });
     // Five calls of one tick travel as one batch: one 429 for all of them.
     const numbers = await Promise.all(
       [0, 1, 2, 3, 4].map((n) =>

@@ -32,8 +32,8 @@ export interface FollowerOptions {
   accountKinds: boolean;
   rangeBlocks: number;
   maxRangeBlocks: number;
-  /** Logs per eth_getLogs call the range sizing aims at (default 5000). */
-  rangeTargetLogs?: number;
+  /** Logs per eth_getLogs call the range sizing aims at. */
+  rangeTargetLogs: number;
   rpcConcurrency: number;
   maxBatchBlocks: number;
   headBatchBlocks: number;
@@ -77,7 +77,7 @@ export function createChainFollower(deps: {
   const range = createAdaptiveRange({
     initial: o.rangeBlocks,
     max: o.maxRangeBlocks,
-    ...(o.rangeTargetLogs ? { targetLogs: o.rangeTargetLogs } : {}),
+    targetLogs: o.rangeTargetLogs,
   });
   const fetcher = createBlockFetcher({ rpc: deps.rpc, range, concurrency: o.rpcConcurrency, logger: log });
   const chain: CanonicalChain = createCanonicalChain([]);

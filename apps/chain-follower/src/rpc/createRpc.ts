@@ -15,13 +15,14 @@ export interface RpcOptions {
   /** In order of preference: the first healthy one is used; the others take over when it fails. */
   urls: readonly string[];
   timeoutMs: number;
-  batchSize?: number;
+  /** Calls in one batch request. */
+  batchSize: number;
   /** Calls per second per URL (the provider's plan); 0: unlimited. */
-  requestsPerSecond?: number;
+  requestsPerSecond: number;
   /** Tries of one call over timeouts, dropped connections and 5xx (across endpoints) before it fails. */
-  attempts?: number;
+  attempts: number;
   /** How long a failed endpoint is passed over first (doubles while it keeps failing). */
-  demoteMs?: number;
+  demoteMs: number;
   logger?: Logger;
   /** Each request made: its method, how long it took, and `ok` or the kind of its failure (metrics). */
   onCall?: (method: string, seconds: number, outcome: string) => void;
@@ -39,12 +40,12 @@ export function createRpc(opts: RpcOptions): Rpc {
     createRpcEndpoint({
       url,
       timeoutMs: opts.timeoutMs,
-      batchSize: opts.batchSize ?? 100,
-      requestsPerSecond: opts.requestsPerSecond ?? 0,
-      demoteMs: opts.demoteMs ?? 30_000,
+      batchSize: opts.batchSize,
+      requestsPerSecond: opts.requestsPerSecond,
+      demoteMs: opts.demoteMs,
     }),
   );
-  const attempts = opts.attempts ?? 5;
+  const attempts = opts.attempts;
 
   /** The first healthy endpoint in order; when none is, the least broken (fewest failures in a row), then the one back first. */
   function pick(): RpcEndpoint {

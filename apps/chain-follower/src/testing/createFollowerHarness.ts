@@ -15,6 +15,7 @@ import { createStreamDemand } from '../demand/createStreamDemand.ts';
 import { createHeadWatcher } from '../fetch/createHeadWatcher.ts';
 import { type Rpc, type RpcOptions, createRpc } from '../rpc/createRpc.ts';
 import { createBlockPublisher } from '../publish/createBlockPublisher.ts';
+import { loadEnv, rpcSettingsOf } from '../env.ts';
 
 export interface RunningFollower {
   follower: ChainFollower;
@@ -31,7 +32,7 @@ export async function createFollowerHarness(opts: {
   rpcUrl: string;
   options?: Partial<FollowerOptions>;
   /** The follower's RPC (URLs, timeouts, rate) when not the node's own URL; the harness reads the chain at rpcUrl. */
-  followerRpc?: Omit<RpcOptions, 'logger'>;
+  followerRpc?: Partial<Omit<RpcOptions, 'logger'>> & Pick<RpcOptions, 'urls'>;
 }) {
   const settings = getTestSettings();
   const db = await createTestDatabase();
@@ -42,8 +43,11 @@ export async function createFollowerHarness(opts: {
   await ensureTopics(kafka, [{ topic }]);
   const producer: Producer = createProducer(kafka, 'ordered');
   await producer.connect();
-  const rpc: Rpc = createRpc({ urls: [opts.rpcUrl], timeoutMs: 10_000 });
-  const followerRpc: Rpc = opts.followerRpc ? createRpc({ ...opts.followerRpc, logger }) : rpc;
+  const defaults = loadEnv({});
+  const rpc: Rpc = createRpc({ ...rpcSettingsOf(defaults), urls: [opts.rpcUrl], timeoutMs: 10_000 });
+  const followerRpc: Rpc = opts.followerRpc
+    ? createRpc({ ...rpcSettingsOf(defaults), ...opts.followerRpc, logger })
+    : rpc;
   const options: FollowerOptions = {
     chainId: 31337,
     confirmations: 2,
@@ -51,6 +55,7 @@ export async function createFollowerHarness(opts: {
     accountKinds: true,
     rangeBlocks: 50,
     maxRangeBlocks: 500,
+    rangeTargetLogs: defaults.RANGE_TARGET_LOGS,
     rpcConcurrency: 2,
     maxBatchBlocks: 200,
     headBatchBlocks: 20,
@@ -67,7 +72,9 @@ export async function createFollowerHarness(opts: {
     const heads = createHeadWatcher({ pollIntervalMs: 50, logger });
     const metrics = createMetrics('chain-follower-test');
     const follower = createChainFollower({
-      rpc: node.rpcUrl ? createRpc({ urls: [node.rpcUrl], timeoutMs: 10_000 }) : followerRpc,
+      rpc: node.rpcUrl
+        ? createRpc({ ...rpcSettingsOf(defaults), urls: [node.rpcUrl], timeoutMs: 10_000 })
+        : followerRpc,
       pool,
       publisher: createBlockPublisher({ producer, topic, compression: 'gzip' }),
       heads,

@@ -2,7 +2,10 @@ import type { Pool } from '@tributary/db';
 import { findStreamTokens } from '@tributary/db/streams';
 import type { KnownToken } from '@tributary/schema';
 
-/** Token metadata and spam flags from the tokens table, read once per block for all its tokens and kept `ttlMs`. */
+/** How long token metadata and spam flags are trusted before they are read again. */
+const TTL_MS = 60_000;
+
+/** Token metadata and spam flags from the tokens table, read once per block for all its tokens and kept TTL_MS. */
 export interface TokenCache {
   /** Reads what is not cached (or is stale) of `addresses`, in one round trip. */
   prefetch(chainId: number, addresses: Iterable<string>): Promise<void>;
@@ -10,8 +13,8 @@ export interface TokenCache {
   get(chainId: number, address: string): KnownToken | undefined;
 }
 
-export function createTokenCache(deps: { pool: Pool; ttlMs?: number }): TokenCache {
-  const ttl = deps.ttlMs ?? 60_000;
+export function createTokenCache(deps: { pool: Pool }): TokenCache {
+  const ttl = TTL_MS;
   const cache = new Map<string, { info: KnownToken | undefined; at: number }>();
   return {
     async prefetch(chainId, addresses) {

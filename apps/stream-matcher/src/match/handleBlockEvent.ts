@@ -43,18 +43,13 @@ export interface BlockHandlerDeps {
   readers: BlockReaders;
   /** A block was completed from the node, or found orphaned while it was (for the metrics). */
   onCompletion?: (outcome: Completion['outcome']) => void;
-  /** How long token metadata and spam flags are trusted before they are read again. */
-  tokenCacheMs?: number;
-  /** How long the fast-path enqueue may take before the relay is left to do it. */
-  enqueueTimeoutMs?: number;
   /**
    * Time one stream may take to evaluate one block (matching, and computing its triggers; not
-   * waiting for the node). A stream over it on `budgetStrikes` blocks in a row (3) stops being
+   * waiting for the node). A stream over it on BUDGET_STRIKES blocks in a row stops being
    * evaluated: it would delay every other. In a row, so that a pause of the whole process (a
    * garbage collection, a busy machine) that lands on an innocent stream once is not held against it.
    */
   budgetMs: number;
-  budgetStrikes?: number;
   /** A stream went over the budget and is no longer evaluated (for the metrics). */
   onSuspended?: (streamId: string) => void;
   /** Told whether the fast-path enqueue worked (an outage is logged once, not per block). */
@@ -62,6 +57,11 @@ export interface BlockHandlerDeps {
   /** The matches of a block event and the delivery rows it created (not found from an earlier run). */
   onStored?: (matches: number, created: { kind: 'unconfirmed' | 'confirmed' | 'removal' }[]) => void;
 }
+
+/** How long the fast-path enqueue may take before the relay is left to do it. */
+const ENQUEUE_TIMEOUT_MS = 2_000;
+/** Blocks in a row over its budget after which a stream is no longer evaluated. */
+const BUDGET_STRIKES = 3;
 
 /**
  * One block event: match it against the stream index, complete the matched bodies with trigger
@@ -75,16 +75,12 @@ export interface BlockHandlerDeps {
  */
 export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) => Promise<number> {
   const completer = createBlockCompleter({ readers: deps.readers, logger: deps.logger });
-  const tokens = createTokenCache({
-    pool: deps.pool,
-    ...(deps.tokenCacheMs !== undefined ? { ttlMs: deps.tokenCacheMs } : {}),
-  });
+  const tokens = createTokenCache({ pool: deps.pool });
 
-  const timeoutMs = deps.enqueueTimeoutMs ?? 2_000;
   /** The fast path: resolves with the jobs handed to Redis, 0 when the relay is left to do it. */
   async function enqueueFast(jobs: { deliveryId: string; jobId: string }[]): Promise<number> {
     if (jobs.length === 0) return 0;
-    const { enqueued, error } = await enqueueCommitted(deps.queue, jobs, { timeoutMs });
+    const { enqueued, error } = await enqueueCommitted(deps.queue, jobs, { timeoutMs: ENQUEUE_TIMEOUT_MS });
     deps.onEnqueue?.(error);
     return enqueued;
   }
@@ -213,7 +209,6 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
   }
 
   const { budgetMs } = deps;
-  const budgetStrikes = deps.budgetStrikes ?? 3;
   // Blocks in a row over the budget, by stream (a block within it clears the count).
   const strikes = new Map<string, number>();
   /** Streams over the budget on enough blocks in a row: no longer evaluated, and told why. */
@@ -224,12 +219,12 @@ export function createBlockHandler(deps: BlockHandlerDeps): (event: BlockEvent) 
         continue;
       }
       const count = (strikes.get(stream.id) ?? 0) + 1;
-      if (count < budgetStrikes) {
+      if (count < BUDGET_STRIKES) {
         strikes.set(stream.id, count);
         continue;
       }
       strikes.delete(stream.id);
-      const reason = `evaluating block ${event.block.number} of chain 0x${event.chainId.toString(16)} took ${Math.round(ms)} ms, over the budget of ${budgetMs} ms per stream and block (STREAM_BLOCK_BUDGET_MS) on ${budgetStrikes} blocks in a row: the stream is no longer evaluated; update it or set it active to try again`;
+      const reason = `evaluating block ${event.block.number} of chain 0x${event.chainId.toString(16)} took ${Math.round(ms)} ms, over the budget of ${budgetMs} ms per stream and block (STREAM_BLOCK_BUDGET_MS) on ${BUDGET_STRIKES} blocks in a row: the stream is no longer evaluated; update it or set it active to try again`;
       const suspended = await suspendStreamEvaluation(deps.pool, stream.id, reason);
       await deps.store.reload(stream.id);
       if (!suspended) continue;

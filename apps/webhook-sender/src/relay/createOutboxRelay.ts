@@ -14,6 +14,9 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
+/** Pending rows read per query of a pass. */
+const PAGE_SIZE = 1_000;
+
 /**
  * PostgreSQL is the source of truth for webhooks; Redis only holds the work queue. Every
  * `intervalMs` the relay walks the pending deliveries (a page at a time, in id order) and checks,
@@ -30,10 +33,8 @@ export function createOutboxRelay(deps: {
   logger: Logger;
   intervalMs: number;
   graceMs: number;
-  pageSize?: number;
   onRequeued?: (n: number) => void;
 }): OutboxRelay {
-  const pageSize = deps.pageSize ?? 1_000;
   const outage: OutageLog = createOutageLog(deps.logger, 'outbox relay');
   let lastOk = true;
   let stopped = false;
@@ -65,7 +66,7 @@ export function createOutboxRelay(deps: {
     let requeued = 0;
     for (;;) {
       if (stopped) break;
-      const page = await listPendingJobs(deps.pool, { afterId, limit: pageSize, graceMs: deps.graceMs });
+      const page = await listPendingJobs(deps.pool, { afterId, limit: PAGE_SIZE, graceMs: deps.graceMs });
       if (page.length === 0) break;
       afterId = page[page.length - 1]!.deliveryId;
       const missing = await missingJobs(page.map((p) => p.jobId));
@@ -86,7 +87,7 @@ export function createOutboxRelay(deps: {
         );
         requeued += renamed.size;
       }
-      if (page.length < pageSize) break;
+      if (page.length < PAGE_SIZE) break;
     }
     if (requeued > 0) {
       deps.logger.warn({ requeued }, 'pending deliveries whose job was missing enqueued again');
