@@ -21,10 +21,10 @@ import {
   serveOps,
   watchPool,
 } from '@tributary/runtime';
-import { WEBHOOK_QUEUE, createWebhookPoster, openWebhookQueue } from '@tributary/webhooks';
+import { WEBHOOK_QUEUE, createWebhookPoster, openWebhookQueue, openWebhookWorker } from '@tributary/webhooks';
 import { Redis } from 'ioredis';
 import { createSenderMetrics } from './metrics/createSenderMetrics.ts';
-import { createDeliveryWorker } from './deliver/createDeliveryWorker.ts';
+import { createDeliveryProcessor } from './deliver/createDeliveryProcessor.ts';
 import { createStreamRateLimiter } from './deliver/createStreamRateLimiter.ts';
 import { loadEnv } from './env.ts';
 import { startTerminationSweep } from './health/startTerminationSweep.ts';
@@ -146,7 +146,7 @@ const jobDeadLetters = createDeadLetters({
 const senderMetrics = createSenderMetrics(metrics, {
   queue: relayQueue,
   pool,
-  saturatedEndpoints: () => worker.saturatedEndpoints(),
+  saturatedEndpoints: () => delivery.saturatedEndpoints(),
 });
 // Jobs waiting and none finished for WATCHDOG_STALL_MS: not ready; for WATCHDOG_EXIT_MS: exit for a restart.
 const watchdog = createProgressWatchdog({
@@ -157,9 +157,8 @@ const watchdog = createProgressWatchdog({
   backlog: () => relayQueue.getWaitingCount(),
   onStalled: (reason) => shutdown.fail(reason, new Error(reason)),
 });
-const worker = createDeliveryWorker({
+const delivery = createDeliveryProcessor({
   pool,
-  onRedisBroken: redisBroken,
   rateLimiter: createStreamRateLimiter(turns, env.WEBHOOK_QUEUE_PREFIX),
   onRateLimiterError: (err) => turnsOutage.failed(err),
   logger,
@@ -168,14 +167,9 @@ const worker = createDeliveryWorker({
   poster,
   successRateThreshold: env.SUCCESS_RATE_THRESHOLD,
   onStreamStatusChanged: announceStatus,
-  redis,
   followUps,
-  queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
   concurrency: env.SENDER_CONCURRENCY,
   endpointConcurrency: env.ENDPOINT_CONCURRENCY,
-  lockDurationMs: env.LOCK_DURATION_MS,
-  stalledIntervalMs: env.STALLED_INTERVAL_MS,
-  maxStalledCount: env.MAX_STALLED_COUNT,
   queueSizeMaxAgeMs: env.QUEUE_SIZE_MAX_AGE_MS,
   deadLetter: (job, reason) =>
     jobDeadLetters.send({
@@ -186,9 +180,31 @@ const worker = createDeliveryWorker({
       value: Buffer.from(JSON.stringify(job.data ?? null)),
       reason,
     }),
-  onJobDone: () => watchdog.progress(),
   onAttempt: (outcome, latencyMs) => senderMetrics.attempt(outcome, latencyMs),
 });
+const worker = openWebhookWorker({
+  redis,
+  prefix: env.WEBHOOK_QUEUE_PREFIX,
+  processor: delivery.process,
+  settings: {
+    concurrency: env.SENDER_CONCURRENCY,
+    lockDuration: env.LOCK_DURATION_MS,
+    stalledInterval: env.STALLED_INTERVAL_MS,
+    maxStalledCount: env.MAX_STALLED_COUNT,
+    settings: { backoffStrategy: delivery.backoffStrategy },
+  },
+  onBroken: redisBroken,
+});
+// BullMQ reports its Redis connection errors here, many per outage: logged once each outage.
+const workerOutage = createOutageLog(logger, 'redis (webhook queue)');
+worker.on('error', (err) => workerOutage.failed(err));
+worker.on('ready', () => workerOutage.ok());
+worker.on('completed', () => {
+  workerOutage.ok();
+  watchdog.progress();
+});
+// A failed attempt (the receiver's failure, retried on schedule) is progress too.
+worker.on('failed', () => watchdog.progress());
 const stopSweep = startTerminationSweep({
   pool,
   logger,

@@ -24,6 +24,7 @@ export {
   type FollowUpJob,
 } from './outbox/deliveryJobs.ts';
 export { openWebhookQueue } from './openWebhookQueue.ts';
+export { openWebhookWorker } from './openWebhookWorker.ts';
 export { redactUrl } from './redactUrl.ts';
 export { jobIdFor } from './outbox/jobIdFor.ts';
 export { replayDelivery } from './outbox/replayDelivery.ts';

@@ -1,6 +1,5 @@
 import {
   type DeliveryOutcome,
-  WEBHOOK_QUEUE,
   type FollowUpJob,
   jobIdFor,
   nameThenEnqueue,
@@ -9,8 +8,7 @@ import {
 import { nextInSequence, setDeliveriesAside } from '@tributary/db/streams';
 import { type WebhookJob, webhookJob } from '@tributary/schema';
 import { createOutageLog } from '@tributary/runtime';
-import type { RedisConnectionOptions } from '@tributary/config';
-import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, type Processor, type Queue, UnrecoverableError } from 'bullmq';
 import { type AttemptDeps, attemptDelivery, createDeliveryStore, slowEndpointMs } from './attemptDelivery.ts';
 import { createEndpointSlots } from './createEndpointSlots.ts';
 import { createOwnFailureJudge } from './judgeOwnFailure.ts';
@@ -23,16 +21,17 @@ class RetryLater extends Error {
   override readonly name = 'RetryLater';
 }
 
-export interface DeliveryWorker {
-  isRunning(): boolean;
+export interface DeliveryProcessor {
+  /** Runs one job of the webhook queue: what main.ts gives the BullMQ worker it opens. */
+  process: Processor;
+  /** The retry schedule, as the worker's custom backoff strategy. */
+  backoffStrategy(attemptsMade: number, type?: string, err?: Error, job?: { data?: unknown }): number;
   /** Endpoints with no free request slot in this process now. */
   saturatedEndpoints(): number;
-  /** Stops taking jobs, waits for the attempts in flight (and their follow-up jobs); main.ts closes the queue after. */
-  close(): Promise<void>;
 }
 
 /**
- * The BullMQ worker. The retry schedule lives here (custom backoff strategy): a failed attempt
+ * What the sender's BullMQ worker runs. The retry schedule lives here (custom backoff strategy): a failed attempt
  * throws, BullMQ waits `schedule[attempts made - 1]`, and once the schedule is used up the
  * attempt finishes the job as failed in history.
  *
@@ -42,19 +41,14 @@ export interface DeliveryWorker {
  * sender killed mid-batch leaves the batch job to BullMQ's stalled check: another sender runs it
  * again, and members already delivered are skipped (their status is no longer pending).
  */
-export function createDeliveryWorker(
+export function createDeliveryProcessor(
   deps: AttemptDeps & {
-    /** The queue's Redis (`redisConnection`), for the BullMQ worker's own connections. */
-    redis: RedisConnectionOptions;
     /** The webhook queue (`waits`) the follow-up jobs of an attempt go to: built by main.ts. */
     followUps: Queue;
-    queuePrefix: string;
+    /** Jobs the worker runs at once (slow endpoints may hold half of them). */
     concurrency: number;
     /** Requests in flight to one endpoint (origin) from this process (0: no bound). */
     endpointConcurrency: number;
-    lockDurationMs: number;
-    stalledIntervalMs: number;
-    maxStalledCount: number;
     /** How old an `x-queue-size` count may be before it is counted again. */
     queueSizeMaxAgeMs: number;
     /**
@@ -62,14 +56,10 @@ export function createDeliveryWorker(
      * every consumer); resolves once stored. A failure puts the job off: it is never dropped unsaid.
      */
     deadLetter: (job: { id: string; name: string; data: unknown }, reason: string) => Promise<void>;
-    /** A job finished or an attempt failed: the watchdog's progress. */
-    onJobDone?: () => void;
     /** Tries of a failure of ours of unknown cause before its delivery is set aside (default 5). */
     unknownAttempts?: number;
-    /** A Redis connection of the worker failed while it was set up: it never works again. */
-    onRedisBroken: (err: unknown) => void;
   },
-): DeliveryWorker {
+): DeliveryProcessor {
   const schedule = deps.retryScheduleMs;
   const store = createDeliveryStore(deps.pool, {
     threshold: deps.successRateThreshold,
@@ -234,97 +224,67 @@ export function createDeliveryWorker(
   }
 
   const outage = createOutageLog(deps.logger, 'delivery bookkeeping (PostgreSQL)');
-  const worker = new Worker(
-    WEBHOOK_QUEUE,
-    async (job: Job, token?: string) => {
-      const parsed = webhookJob.safeParse(job.data);
-      if (!parsed.success) {
-        // A poison job (not one of ours, or from an incompatible version): failed for good, said
-        // and counted. Its delivery, if any, is still pending in PostgreSQL: the relay enqueues it anew.
-        const reason = `invalid job data: ${parsed.error.issues[0]?.message ?? 'schema'}`;
-        try {
-          await deps.deadLetter({ id: String(job.id), name: job.name, data: job.data }, reason);
-        } catch (err) {
-          outage.failed(err, { jobId: job.id });
-          await job.moveToDelayed(Date.now() + infraRetryMs(), token);
-          throw new DelayedError();
-        }
-        deps.logger.error(
-          { jobId: job.id, name: job.name, reason },
-          'poison job moved to the dead-letter topic',
-        );
-        throw new UnrecoverableError(reason);
-      }
-      const data = parsed.data;
+  async function runJob(job: Job, token?: string) {
+    const parsed = webhookJob.safeParse(job.data);
+    if (!parsed.success) {
+      // A poison job (not one of ours, or from an incompatible version): failed for good, said
+      // and counted. Its delivery, if any, is still pending in PostgreSQL: the relay enqueues it anew.
+      const reason = `invalid job data: ${parsed.error.issues[0]?.message ?? 'schema'}`;
       try {
-        const result = await (data.v === 1
-          ? deliverOne(job, data, token).then((r) => {
-              ownFailures.settled(data.deliveryId);
-              return r;
-            })
-          : deliverBatch(job, data.deliveryIds));
-        outage.ok();
-        return result;
+        await deps.deadLetter({ id: String(job.id), name: job.name, data: job.data }, reason);
       } catch (err) {
-        if (err instanceof RetryLater || err instanceof DelayedError) throw err;
-        // Not the receiver's failure: the delivery could not be read or its outcome not recorded.
-        // The same way every time (a bug, a value PostgreSQL refuses): set aside, never cycled
-        // forever. PostgreSQL restarting: tried again shortly, without using up an attempt of the
-        // receiver's retry schedule. Should Redis be gone too, the job's lock expires and BullMQ's
-        // stalled check hands it out again.
-        if (data.v === 1) {
-          const verdict = ownFailures.judge(data.deliveryId, err);
-          if (verdict.permanent) {
-            try {
-              await setAside(job, [data.deliveryId], verdict.reason);
-            } catch (asideErr) {
-              outage.failed(asideErr, { jobId: job.id });
-              await job.moveToDelayed(Date.now() + infraRetryMs(), token);
-              throw new DelayedError();
-            }
-            throw new UnrecoverableError(verdict.reason);
-          }
-        }
         outage.failed(err, { jobId: job.id });
         await job.moveToDelayed(Date.now() + infraRetryMs(), token);
         throw new DelayedError();
       }
-    },
-    {
-      connection: { ...deps.redis, maxRetriesPerRequest: null },
-      prefix: deps.queuePrefix,
-      concurrency: deps.concurrency,
-      lockDuration: deps.lockDurationMs,
-      stalledInterval: deps.stalledIntervalMs,
-      maxStalledCount: deps.maxStalledCount,
-      settings: {
-        // A job that continues a batch member counts the attempts made before it.
-        backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: { data?: unknown }) => {
-          const before = (job?.data as { attemptsBefore?: number } | undefined)?.attemptsBefore ?? 0;
-          return schedule[Math.min(before + attemptsMade - 1, schedule.length - 1)] ?? 0;
-        },
-      },
-    },
-  );
-  // BullMQ reports its Redis connection errors here, many per outage: logged once each outage.
-  const redisOutage = createOutageLog(deps.logger, 'redis (webhook queue)');
-  worker.on('error', (err) => redisOutage.failed(err));
-  // The worker sets its connections up as the queue does (see openWebhookQueue).
-  worker.waitUntilReady().catch((err: unknown) => {
-    if (!worker.closing) deps.onRedisBroken(err);
-  });
-  worker.on('ready', () => redisOutage.ok());
-  worker.on('completed', () => {
-    redisOutage.ok();
-    deps.onJobDone?.();
-  });
-  // A failed attempt (the receiver's failure, retried on schedule) is progress too.
-  worker.on('failed', () => deps.onJobDone?.());
+      deps.logger.error(
+        { jobId: job.id, name: job.name, reason },
+        'poison job moved to the dead-letter topic',
+      );
+      throw new UnrecoverableError(reason);
+    }
+    const data = parsed.data;
+    try {
+      const result = await (data.v === 1
+        ? deliverOne(job, data, token).then((r) => {
+            ownFailures.settled(data.deliveryId);
+            return r;
+          })
+        : deliverBatch(job, data.deliveryIds));
+      outage.ok();
+      return result;
+    } catch (err) {
+      if (err instanceof RetryLater || err instanceof DelayedError) throw err;
+      // Not the receiver's failure: the delivery could not be read or its outcome not recorded.
+      // The same way every time (a bug, a value PostgreSQL refuses): set aside, never cycled
+      // forever. PostgreSQL restarting: tried again shortly, without using up an attempt of the
+      // receiver's retry schedule. Should Redis be gone too, the job's lock expires and BullMQ's
+      // stalled check hands it out again.
+      if (data.v === 1) {
+        const verdict = ownFailures.judge(data.deliveryId, err);
+        if (verdict.permanent) {
+          try {
+            await setAside(job, [data.deliveryId], verdict.reason);
+          } catch (asideErr) {
+            outage.failed(asideErr, { jobId: job.id });
+            await job.moveToDelayed(Date.now() + infraRetryMs(), token);
+            throw new DelayedError();
+          }
+          throw new UnrecoverableError(verdict.reason);
+        }
+      }
+      outage.failed(err, { jobId: job.id });
+      await job.moveToDelayed(Date.now() + infraRetryMs(), token);
+      throw new DelayedError();
+    }
+  }
   return {
-    isRunning: () => worker.isRunning(),
-    saturatedEndpoints: () => slots.saturated(),
-    close: async () => {
-      await worker.close();
+    process: runJob,
+    // A job that continues a batch member counts the attempts made before it.
+    backoffStrategy: (attemptsMade, _type, _err, job) => {
+      const before = (job?.data as { attemptsBefore?: number } | undefined)?.attemptsBefore ?? 0;
+      return schedule[Math.min(before + attemptsMade - 1, schedule.length - 1)] ?? 0;
     },
+    saturatedEndpoints: () => slots.saturated(),
   };
 }
