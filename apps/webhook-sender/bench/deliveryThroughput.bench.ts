@@ -1,8 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createPool } from '@tributary/db';
-import { DELIVERY_BATCH_SIZE, WEBHOOK_QUEUE, enqueueDeliveries } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { DELIVERY_BATCH_SIZE, enqueueDeliveries, openWebhookQueue } from '@tributary/webhooks';
 import { cpuShares, cpuSnapshot } from './cpuShares.ts';
 import {
   createBenchDatabase,
@@ -104,9 +103,13 @@ async function main() {
   const db = await createBenchDatabase();
   const pool = createPool({ connectionString: db.url, max: 4 });
   const queuePrefix = unique('qbench');
-  const queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: services.redisUrl, maxRetriesPerRequest: null },
+  const queue = openWebhookQueue({
+    redis: { url: services.redisUrl },
     prefix: queuePrefix,
+    mode: 'waits',
+    onBroken: (err) => {
+      throw err;
+    },
   });
   const children: ReturnType<typeof spawnNode>[] = [];
   const maxLifetime = seconds * 2 + 120;

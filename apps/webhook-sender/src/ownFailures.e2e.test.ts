@@ -11,8 +11,9 @@ import {
   type TestDatabase,
   uniqueName,
 } from '@tributary/testkit';
+import { createKafka } from '@tributary/bus';
+import { createLogger } from '@tributary/runtime';
 import type { Queue } from 'bullmq';
-import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   closeTestServers,
@@ -109,10 +110,10 @@ async function failRecording(id: string, code: string) {
 
 /** The letters on the test's dead-letter topic, once there are at least `atLeast` of them. */
 async function deadLetters(atLeast = 0): Promise<{ value: string; reason: string }[]> {
-  const kafka = new Kafka({
+  const kafka = createKafka({
     clientId: 'own-failures',
     brokers: getTestSettings().kafkaBrokers,
-    logLevel: logLevel.NOTHING,
+    logger: createLogger('own-failures', 'silent'),
   });
   const admin = kafka.admin();
   await admin.connect();

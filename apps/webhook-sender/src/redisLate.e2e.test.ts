@@ -10,9 +10,8 @@ import {
   startRedisServer,
   uniqueName,
 } from '@tributary/testkit';
-import { Queue } from 'bullmq';
+import { openWebhookQueue } from '@tributary/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
 import {
   enqueueTestDeliveries,
   exitOf,
@@ -87,7 +86,14 @@ describe('a sender started before Redis', () => {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     const accountId = await insertTestAccount(pool, 's');
     const streamId = await insertTestStream(pool, { accountId, webhookUrl: url, tag: 't' });
-    const queue = new Queue(WEBHOOK_QUEUE, { connection: { url: redis.url }, prefix: queuePrefix });
+    const queue = openWebhookQueue({
+      redis: { url: redis.url },
+      prefix: queuePrefix,
+      mode: 'waits',
+      onBroken: (err) => {
+        throw err;
+      },
+    });
     try {
       // One enqueued as the matcher does, one whose job is missing (the relay's part).
       const enqueued = await insertTestDelivery(pool, streamId, 1);

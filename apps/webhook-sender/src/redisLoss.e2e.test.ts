@@ -4,8 +4,9 @@ import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Pool, createPool } from '@tributary/db';
 import { type TestDatabase, createTestDatabase, uniqueName } from '@tributary/testkit';
+import { createKafka } from '@tributary/bus';
+import { createLogger } from '@tributary/runtime';
 import type { Queue } from 'bullmq';
-import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   closeTestServers,
@@ -124,10 +125,10 @@ describe('the queue lost with Redis', () => {
     expect(job?.attemptsMade).toBe(1);
     expect(job?.failedReason).toMatch(/^invalid job data: /);
 
-    const kafka = new Kafka({
+    const kafka = createKafka({
       clientId: 'dl-reader',
       brokers: (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:59092').split(','),
-      logLevel: logLevel.NOTHING,
+      logger: createLogger('dl-reader', 'silent'),
     });
     const reader = kafka.consumer({ groupId: `${queuePrefix}-dl` });
     await reader.connect();

@@ -1,11 +1,16 @@
 import type { BlockEvent } from '@tributary/schema';
 import { createKafkaTopic, getTestSettings, uniqueName } from '@tributary/testkit';
-import { Kafka, logLevel } from 'kafkajs';
+import { createLogger } from '@tributary/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Gap, createGapGuard } from './createGapGuard.ts';
+import { createKafka } from './createKafka.ts';
 
 const settings = getTestSettings();
-const kafka = new Kafka({ clientId: 'gap-test', brokers: settings.kafkaBrokers, logLevel: logLevel.NOTHING });
+const kafka = createKafka({
+  clientId: 'gap-test',
+  brokers: settings.kafkaBrokers,
+  logger: createLogger('gap-test', 'silent'),
+});
 const admin = kafka.admin();
 afterAll(() => admin.disconnect());
 

@@ -1,12 +1,17 @@
 import { TOPICS } from '@tributary/schema';
 import { createKafkaTopic, getTestSettings, uniqueName } from '@tributary/testkit';
-import { Kafka, logLevel } from 'kafkajs';
+import { createLogger } from '@tributary/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDeadLetters } from './createDeadLetters.ts';
+import { createKafka } from './createKafka.ts';
 import { createLagProbe } from './createLagProbe.ts';
 
 const settings = getTestSettings();
-const kafka = new Kafka({ clientId: 'bus-test', brokers: settings.kafkaBrokers, logLevel: logLevel.NOTHING });
+const kafka = createKafka({
+  clientId: 'bus-test',
+  brokers: settings.kafkaBrokers,
+  logger: createLogger('bus-test', 'silent'),
+});
 const producer = kafka.producer();
 const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {

@@ -1,14 +1,15 @@
 import { createKafkaTopic, getTestSettings, uniqueName } from '@tributary/testkit';
-import { Kafka, logLevel } from 'kafkajs';
+import { createLogger } from '@tributary/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createKafka } from './createKafka.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, ensureTopics, hoursToMs } from './ensureTopics.ts';
 
 // Each topic keeps its messages as long as the operator set (KAFKA_*_RETENTION_HOURS), whether
 // the service made it or found it made (an upgrade, a changed setting, a broker's auto-creation).
-const kafka = new Kafka({
+const kafka = createKafka({
   clientId: 'ensure-topics-test',
   brokers: getTestSettings().kafkaBrokers,
-  logLevel: logLevel.NOTHING,
+  logger: createLogger('ensure-topics-test', 'silent'),
 });
 const made: string[] = [];
 

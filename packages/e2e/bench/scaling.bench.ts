@@ -3,8 +3,8 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPool } from '@tributary/db';
 import { createAccountWithKey } from '@tributary/db/accounts';
-import { WEBHOOK_QUEUE, enqueueDeliveries } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { enqueueDeliveries, openWebhookQueue } from '@tributary/webhooks';
+import type { Queue } from 'bullmq';
 import {
   REPO_ROOT,
   createBenchDatabase,
@@ -173,9 +173,13 @@ async function main() {
       // The bench enqueues the jobs: the outbox relay is left out of the timing.
       RELAY_GRACE_MS: '3600000',
     });
-    const queue = new Queue(WEBHOOK_QUEUE, {
-      connection: { url: services.redisUrl, maxRetriesPerRequest: null },
+    const queue = openWebhookQueue({
+      redis: { url: services.redisUrl },
       prefix: queuePrefix,
+      mode: 'waits',
+      onBroken: (err) => {
+        throw err;
+      },
     });
     await deliverAll(queue, 2_000); // warm-up: connections open, code paths compiled
     const before = await deliveredBy(processes);

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { createPool } from '@tributary/db';
 import { addStreamAddresses, insertStream } from '@tributary/db/streams';
 import { type FullBlockEvent, TOPICS } from '@tributary/schema';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
-import { Kafka, logLevel } from 'kafkajs';
+import { createKafka } from '@tributary/bus';
+import { createLogger } from '@tributary/runtime';
+import { openWebhookQueue } from '@tributary/webhooks';
 import {
   addressTopic,
   createBenchDatabase,
@@ -41,15 +41,19 @@ async function main() {
   const pool = createPool({ connectionString: db.url, max: 2 });
   const prefix = unique('lat');
   const topicPrefix = `${prefix}.`;
-  const kafka = new Kafka({
+  const kafka = createKafka({
     clientId: 'bench',
     brokers: services.kafkaBrokers.split(','),
-    logLevel: logLevel.NOTHING,
+    logger: createLogger('bench', 'silent'),
   });
   const producer = kafka.producer({ allowAutoTopicCreation: true });
-  const queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: services.redisUrl, maxRetriesPerRequest: null },
+  const queue = openWebhookQueue({
+    redis: { url: services.redisUrl },
     prefix,
+    mode: 'waits',
+    onBroken: (err) => {
+      throw err;
+    },
   });
   const producedAt = new Map<number, number>();
   const probe: number[] = [];

@@ -1,6 +1,8 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { createKafka } from '@tributary/bus';
+import { createLogger } from '@tributary/runtime';
+import type { ConfigResourceTypes } from 'kafkajs';
 import type { KafkaDisk } from './soakSample.ts';
 import type { KafkaTopicRetention } from './summarizeSoak.ts';
 
@@ -38,10 +40,10 @@ export async function readKafkaRetention(
   brokers: string,
   topics: readonly string[],
 ): Promise<Record<string, KafkaTopicRetention>> {
-  const admin = new Kafka({
+  const admin = createKafka({
     clientId: 'soak',
     brokers: brokers.split(','),
-    logLevel: logLevel.NOTHING,
+    logger: createLogger('soak', 'silent'),
   }).admin();
   await admin.connect();
   try {

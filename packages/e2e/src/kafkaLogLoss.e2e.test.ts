@@ -9,7 +9,9 @@ import {
 import { erc20TransferEventAbi } from '@tributary/evm';
 import { TOPICS } from '@tributary/schema';
 import { getTestSettings, startAnvil } from '@tributary/testkit';
-import { Kafka, logLevel } from 'kafkajs';
+import { createKafka } from '@tributary/bus';
+import { createLogger } from '@tributary/runtime';
+import type { Kafka } from 'kafkajs';
 import type { Abi, Address, PublicClient } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertTablesMatchChain } from './harness/assertTablesMatchChain.ts';
@@ -53,10 +55,10 @@ beforeAll(async () => {
     anvil,
   });
   gw = createGatewayClient(pipeline.gatewayUrl, pipeline.apiKey.key);
-  kafka = new Kafka({
+  kafka = createKafka({
     clientId: 'log-loss',
     brokers: getTestSettings().kafkaBrokers,
-    logLevel: logLevel.NOTHING,
+    logger: createLogger('log-loss', 'silent'),
   });
   const base = { webhookUrl: receiver.url, description: 'log loss', chainIds: ['0x7a69'] };
   const logs = await gw.request('PUT', '/streams/evm', {

@@ -3,7 +3,9 @@ import { acknowledgeDeadLetters } from '@tributary/db/ops';
 import { addStreamAddresses, insertStream } from '@tributary/db/streams';
 import { type FullBlockEvent, TOPICS } from '@tributary/schema';
 import { getTestSettings, startRedisCutProxy } from '@tributary/testkit';
-import { Kafka, type Producer, logLevel } from 'kafkajs';
+import { createKafka } from '@tributary/bus';
+import { createLogger } from '@tributary/runtime';
+import type { Producer } from 'kafkajs';
 import Moralis from 'moralis';
 import { keccak256, stringToBytes } from 'viem';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -58,10 +60,10 @@ beforeAll(async () => {
   });
   gw = createGatewayClient(pipeline.gatewayUrl, pipeline.apiKey.key);
   secret = (await gw.get('/settings')).body.secretKey;
-  const kafka = new Kafka({
+  const kafka = createKafka({
     clientId: 'e2e-blocks',
     brokers: getTestSettings().kafkaBrokers,
-    logLevel: logLevel.NOTHING,
+    logger: createLogger('e2e-blocks', 'silent'),
   });
   producer = kafka.producer();
   await producer.connect();
@@ -145,10 +147,10 @@ async function matcherReadiness(): Promise<{
 async function deadLetterWhere(
   match: (l: { value: string; headers: Record<string, string> }) => boolean,
 ): Promise<{ value: string; headers: Record<string, string> }> {
-  const kafka = new Kafka({
+  const kafka = createKafka({
     clientId: 'e2e-dl',
     brokers: getTestSettings().kafkaBrokers,
-    logLevel: logLevel.NOTHING,
+    logger: createLogger('e2e-dl', 'silent'),
   });
   const reader = kafka.consumer({ groupId: `${pipeline.topicPrefix}dead-letters-${randomUUID()}` });
   await reader.connect();

@@ -11,7 +11,9 @@ import {
 import { erc20TransferEventAbi } from '@tributary/evm';
 import { TOPICS } from '@tributary/schema';
 import { getTestSettings, startAnvil } from '@tributary/testkit';
-import { type Admin, Kafka, logLevel } from 'kafkajs';
+import { createKafka } from '@tributary/bus';
+import { createLogger } from '@tributary/runtime';
+import type { Admin } from 'kafkajs';
 import type { Abi, Address, PublicClient } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertTablesMatchChain } from './harness/assertTablesMatchChain.ts';
@@ -73,10 +75,10 @@ beforeAll(async () => {
   });
   gateways = [1, 2].map((i) => createGatewayClient(pipeline.gatewayUrlOf(i), pipeline.apiKey.key));
   blocksTopic = `${pipeline.topicPrefix}${TOPICS.blocks}`;
-  admin = new Kafka({
+  admin = createKafka({
     clientId: 'e2e-scaling',
     brokers: getTestSettings().kafkaBrokers,
-    logLevel: logLevel.NOTHING,
+    logger: createLogger('e2e-scaling', 'silent'),
   }).admin();
   await admin.connect();
   await waitProjected(pipeline, chain, 120_000);

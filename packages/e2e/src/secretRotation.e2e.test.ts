@@ -3,8 +3,8 @@ import { type IncomingHttpHeaders, type ServerResponse, createServer } from 'nod
 import type { AddressInfo } from 'node:net';
 import { insertDelivery } from '@tributary/db/streams';
 import { getTestSettings, uniqueName } from '@tributary/testkit';
-import { WEBHOOK_QUEUE, enqueueDelivery, serializeWebhook } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { enqueueDelivery, openWebhookQueue, serializeWebhook } from '@tributary/webhooks';
+import type { Queue } from 'bullmq';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { keccak256, stringToBytes } from 'viem';
@@ -145,9 +145,13 @@ beforeAll(async () => {
     },
   });
   gw = createGatewayClient(pipeline.gatewayUrl, pipeline.apiKey.key);
-  queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: getTestSettings().redisUrl, maxRetriesPerRequest: null },
+  queue = openWebhookQueue({
+    redis: { url: getTestSettings().redisUrl },
     prefix: queuePrefix,
+    mode: 'waits',
+    onBroken: (err) => {
+      throw err;
+    },
   });
 }, 120_000);
 

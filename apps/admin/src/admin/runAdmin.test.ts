@@ -20,8 +20,8 @@ import {
   type TestDatabase,
   uniqueName,
 } from '@tributary/testkit';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { openWebhookQueue } from '@tributary/webhooks';
+import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_USAGE } from './runAdmin.ts';
 
@@ -90,7 +90,14 @@ beforeAll(async () => {
   await delivery(ids.delivered, active, 3, 'pending');
   await setDeliveryStatus(pool, ids.delivered, 'delivered');
   await delivery(ids.held, errored, 1, 'held');
-  queue = new Queue(WEBHOOK_QUEUE, { connection: { url: settings.redisUrl }, prefix: queuePrefix });
+  queue = openWebhookQueue({
+    redis: { url: settings.redisUrl },
+    prefix: queuePrefix,
+    mode: 'waits',
+    onBroken: (err) => {
+      throw err;
+    },
+  });
   env = { DATABASE_URL: db.url, REDIS_URL: settings.redisUrl, WEBHOOK_QUEUE_PREFIX: queuePrefix };
 }, 120_000);
 

@@ -17,9 +17,10 @@ import {
   type TestDatabase,
   uniqueName,
 } from '@tributary/testkit';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
-import { Kafka, logLevel } from 'kafkajs';
+import { createKafka } from '@tributary/bus';
+import { createLogger } from '@tributary/runtime';
+import { openWebhookQueue } from '@tributary/webhooks';
+import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStatus } from './runStatus.ts';
 import { loadStatusEnv } from './statusEnv.ts';
@@ -103,10 +104,10 @@ beforeAll(async () => {
 
   // Five block events; the matcher's group committed two of them, the projector's none.
   const topic = await createKafkaTopic(`${prefix}${TOPICS.blocks}`);
-  const kafka = new Kafka({
+  const kafka = createKafka({
     clientId: 'status-test',
     brokers: settings.kafkaBrokers,
-    logLevel: logLevel.NOTHING,
+    logger: createLogger('status-test', 'silent'),
   });
   const producer = kafka.producer();
   await producer.connect();
@@ -118,7 +119,14 @@ beforeAll(async () => {
   await admin.disconnect();
 
   // Two jobs and no worker.
-  queue = new Queue(WEBHOOK_QUEUE, { connection: { url: settings.redisUrl }, prefix: queuePrefix });
+  queue = openWebhookQueue({
+    redis: { url: settings.redisUrl },
+    prefix: queuePrefix,
+    mode: 'waits',
+    onBroken: (err) => {
+      throw err;
+    },
+  });
   await queue.add('deliver', { v: 1, deliveryId: randomUUID() });
   await queue.add('deliver', { v: 1, deliveryId: randomUUID() });
 

@@ -7,8 +7,8 @@ import { createLogger } from '@tributary/runtime';
 import type { FullBlockEvent } from '@tributary/schema';
 import { TRANSFER_TOPIC, validateStreamConfig } from '@tributary/stream-rules';
 import { createTestDatabase, type TestDatabase, getTestSettings, uniqueName } from '@tributary/testkit';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { openWebhookQueue } from '@tributary/webhooks';
+import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStreamStore } from '../load/createStreamStore.ts';
 import { createBlockReaders } from '../read/createBlockReaders.ts';
@@ -37,9 +37,13 @@ beforeAll(async () => {
     'b',
     's',
   ]);
-  queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: getTestSettings().redisUrl, maxRetriesPerRequest: null },
+  queue = openWebhookQueue({
+    redis: { url: getTestSettings().redisUrl },
     prefix: uniqueName('q'),
+    mode: 'waits',
+    onBroken: (err) => {
+      throw err;
+    },
   });
 });
 

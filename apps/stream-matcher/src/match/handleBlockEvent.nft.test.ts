@@ -22,8 +22,8 @@ import {
   startAnvil,
   uniqueName,
 } from '@tributary/testkit';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { openWebhookQueue } from '@tributary/webhooks';
+import type { Queue } from 'bullmq';
 import Moralis from 'moralis';
 import { EvmStreamResult } from 'moralis/common-streams-utils';
 import { BatchProcessor } from 'moralis/streams';
@@ -150,9 +150,13 @@ beforeAll(async () => {
     'n',
     's',
   ]);
-  queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:56379', maxRetriesPerRequest: null },
+  queue = openWebhookQueue({
+    redis: { url: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:56379' },
     prefix: uniqueName('q'),
+    mode: 'waits',
+    onBroken: (err) => {
+      throw err;
+    },
   });
 }, 120_000);
 

@@ -15,8 +15,8 @@ import {
   type TestDatabase,
   uniqueName,
 } from '@tributary/testkit';
-import { WEBHOOK_QUEUE } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { openWebhookQueue } from '@tributary/webhooks';
+import type { Queue } from 'bullmq';
 import {
   type Address,
   type Hex,
@@ -166,9 +166,13 @@ beforeAll(async () => {
      VALUES (31337, decode($1, 'hex'), 'Free Money', 'FREE', 18, 1, true)`,
     [SPAM.slice(2)],
   );
-  queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:56379', maxRetriesPerRequest: null },
+  queue = openWebhookQueue({
+    redis: { url: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:56379' },
     prefix: uniqueName('q'),
+    mode: 'waits',
+    onBroken: (err) => {
+      throw err;
+    },
   });
 }, 120_000);
 

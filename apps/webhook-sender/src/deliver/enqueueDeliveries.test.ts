@@ -1,17 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { getTestSettings, uniqueName } from '@tributary/testkit';
 import { webhookJob } from '@tributary/schema';
-import { WEBHOOK_QUEUE, enqueueDeliveries } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { enqueueDeliveries, openWebhookQueue } from '@tributary/webhooks';
+import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // The enqueue contract the matcher uses (@tributary/webhooks), checked where its jobs are consumed.
 let queue: Queue;
 
 beforeAll(() => {
-  queue = new Queue(WEBHOOK_QUEUE, {
-    connection: { url: getTestSettings().redisUrl, maxRetriesPerRequest: null },
+  queue = openWebhookQueue({
+    redis: { url: getTestSettings().redisUrl },
     prefix: uniqueName('q'),
+    mode: 'waits',
+    onBroken: (err) => {
+      throw err;
+    },
   });
 });
 

@@ -7,8 +7,8 @@ import type { Pool } from '@tributary/db';
 import { insertDelivery, insertStream, setDeliveryJobs } from '@tributary/db/streams';
 import { type TestDatabase, getTestSettings } from '@tributary/testkit';
 import { launchApp } from '@tributary/testkit/bench';
-import { WEBHOOK_QUEUE, assignDeliveryJobs, enqueueAssignedDeliveries } from '@tributary/webhooks';
-import { Queue } from 'bullmq';
+import { assignDeliveryJobs, enqueueAssignedDeliveries, openWebhookQueue } from '@tributary/webhooks';
+import type { Queue } from 'bullmq';
 
 /**
  * Starts src/main.ts against the test servers, on its own queue and topic prefixes, with `env`
@@ -136,9 +136,13 @@ export async function enqueueTestDeliveries(
 
 /** The webhook queue under a test's own prefix (what the matcher enqueues to). */
 export const openDeliveryQueue = (queuePrefix: string) =>
-  new Queue(WEBHOOK_QUEUE, {
-    connection: { url: getTestSettings().redisUrl, maxRetriesPerRequest: null },
+  openWebhookQueue({
+    redis: { url: getTestSettings().redisUrl },
     prefix: queuePrefix,
+    mode: 'waits',
+    onBroken: (err) => {
+      throw err;
+    },
   });
 
 /** Tears down what a test opened (any of it may be missing when set-up failed). */
