@@ -32,9 +32,9 @@ export function groupSession(sessionTimeoutMs = 30_000): {
  */
 export function createGroupConsumer(
   kafka: Kafka,
-  opts: { groupId: string; maxBytesPerPartition?: number; sessionTimeoutMs?: number },
+  opts: { groupId: string; maxBytesPerPartition: number; sessionTimeoutMs?: number },
 ): GroupConsumer {
-  const maxBytesPerPartition = opts.maxBytesPerPartition ?? 16 * 1024 * 1024;
+  const { maxBytesPerPartition } = opts;
   const consumer = kafka.consumer({
     groupId: opts.groupId,
     maxBytesPerPartition,

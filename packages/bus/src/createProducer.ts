@@ -40,9 +40,9 @@ export function createProducer(kafka: Kafka, kind: ProducerKind): Producer {
  */
 export async function sendInOrder(
   producer: Producer,
-  opts: { topic: string; messages: Message[]; compression: Compression; maxRequestBytes?: number },
+  opts: { topic: string; messages: Message[]; compression: Compression; maxRequestBytes: number },
 ): Promise<void> {
-  const limit = opts.maxRequestBytes ?? 8 * 1024 * 1024;
+  const limit = opts.maxRequestBytes;
   let chunk: Message[] = [];
   let size = 0;
   const flush = async () => {

@@ -30,6 +30,11 @@ export interface BlockContentsReader {
   readByHash(hash: string, want: BlockContents): Promise<{ block: RpcBlock; contents: ReadContents } | null>;
 }
 
+/** Receipts fetched at once per block when eth_getBlockReceipts is missing. */
+const RECEIPT_CONCURRENCY = 20;
+/** How long a method the node said it lacks is not asked for (a node may be upgraded). */
+const RECHECK_MS = 300_000;
+
 /**
  * The one way both the follower (for every block a stream can read) and the matcher (for a block
  * that reached it without a part a stream reads) get a block's transactions and traces. Receipts
@@ -39,12 +44,8 @@ export interface BlockContentsReader {
 export function createBlockContentsReader(deps: {
   call: RpcCall;
   logger?: { warn(fields: object, msg: string): void };
-  /** Receipts fetched at once per block when eth_getBlockReceipts is missing (default 20). */
-  receiptConcurrency?: number;
-  /** How long a method the node said it lacks is not asked for (default 5 min: a node may be upgraded). */
-  recheckMs?: number;
 }): BlockContentsReader {
-  const recheckMs = deps.recheckMs ?? 300_000;
+  const recheckMs = RECHECK_MS;
   let tracesUnsupportedUntil = 0;
   let blockReceiptsUnsupportedUntil = 0;
   const warn = (fields: object, msg: string) => deps.logger?.warn(fields, msg);
@@ -66,7 +67,7 @@ export function createBlockContentsReader(deps: {
         );
       }
     }
-    receipts ??= await mapLimit(txs, deps.receiptConcurrency ?? 20, (tx) =>
+    receipts ??= await mapLimit(txs, RECEIPT_CONCURRENCY, (tx) =>
       deps.call<RpcReceipt>('eth_getTransactionReceipt', [tx.hash]),
     );
     if (receipts === null) throw new BlockContentsMismatchError(`no receipts for block ${block.hash}`);

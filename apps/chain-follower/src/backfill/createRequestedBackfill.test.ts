@@ -150,7 +150,12 @@ describe('a requested backfill', { timeout: 90_000 }, () => {
           canonicalHash: () => undefined,
         }),
         canonicalHash: () => undefined,
-        publisher: createBlockPublisher({ producer, topic: harness.topic, compression: 'gzip' }),
+        publisher: createBlockPublisher({
+          producer,
+          topic: harness.topic,
+          compression: 'gzip',
+          maxRequestBytes: loadEnv({}).KAFKA_MAX_REQUEST_BYTES,
+        }),
         logger,
         metrics,
       });

@@ -29,6 +29,9 @@ export interface BlockEnricher {
   forgetAbove(number: number): void;
 }
 
+/** Transfer parties whose kind is known, kept so that each is asked for once (a set of addresses). */
+const MAX_CACHED_ACCOUNTS = 500_000;
+
 /**
  * Turns fetched blocks into event bodies: decodes ERC20 transfers, reads the metadata of tokens
  * seen for the first time (memory cache, then the `tokens` table, then the chain) and the code
@@ -44,7 +47,6 @@ export function createBlockEnricher(deps: {
   logger: Logger;
   /** The follower's canonical hash at a height, when it still holds that height. */
   canonicalHash: (number: number) => string | undefined;
-  maxCachedAccounts?: number;
   /** eth_getCode for first-seen transfer parties (owners' is_contract); off skips it (bulk backfills). */
   accountKinds?: boolean;
 }): BlockEnricher {
@@ -53,7 +55,7 @@ export function createBlockEnricher(deps: {
   // NFT contract -> first-seen block number and its name, symbol, standard
   const nftContracts = new Map<string, { first: number; info: TokenInfo }>();
   const accounts = new Set<string>();
-  const maxAccounts = deps.maxCachedAccounts ?? 500_000;
+  const maxAccounts = MAX_CACHED_ACCOUNTS;
 
   return {
     forgetAbove(number) {

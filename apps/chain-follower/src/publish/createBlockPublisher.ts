@@ -12,7 +12,8 @@ export function createBlockPublisher(deps: {
   producer: Producer;
   topic: string;
   compression: Compression;
-  maxRequestBytes?: number;
+  /** Upper bound of one produce request (KAFKA_MAX_REQUEST_BYTES). */
+  maxRequestBytes: number;
   /** Told of each publish that reached the broker (ends a Kafka outage in the log). */
   onPublished?: () => void;
 }): BlockPublisher {
@@ -24,7 +25,7 @@ export function createBlockPublisher(deps: {
         topic: deps.topic,
         messages,
         compression: deps.compression,
-        ...(deps.maxRequestBytes ? { maxRequestBytes: deps.maxRequestBytes } : {}),
+        maxRequestBytes: deps.maxRequestBytes,
       });
       deps.onPublished?.();
     },

@@ -76,7 +76,12 @@ export async function createFollowerHarness(opts: {
         ? createRpc({ ...rpcSettingsOf(defaults), urls: [node.rpcUrl], timeoutMs: 10_000 })
         : followerRpc,
       pool,
-      publisher: createBlockPublisher({ producer, topic, compression: 'gzip' }),
+      publisher: createBlockPublisher({
+        producer,
+        topic,
+        compression: 'gzip',
+        maxRequestBytes: defaults.KAFKA_MAX_REQUEST_BYTES,
+      }),
       heads,
       demand: createStreamDemand({ pool, chainId: options.chainId, logger }),
       logger,

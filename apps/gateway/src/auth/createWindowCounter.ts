@@ -34,18 +34,19 @@ const UNDO = `if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR
 /** Keys counted in process at most: past it the oldest go first (a flood of addresses cannot grow memory). */
 const MAX_LOCAL_KEYS = 100_000;
 
+/** How long a Redis command may take before this process's counts are used. */
+const REDIS_TIMEOUT_MS = 500;
+
 export function createWindowCounter(opts: {
   redis: Redis;
   /** Redis key prefix (tests use their own). */
   keyPrefix: string;
   windowMs: number;
   logger: Logger;
-  /** How long a Redis command may take before this process's counts are used (default 500 ms). */
-  redisTimeoutMs?: number;
   now?: () => number;
 }): WindowCounter {
   const now = opts.now ?? Date.now;
-  const redisTimeoutMs = opts.redisTimeoutMs ?? 500;
+  const redisTimeoutMs = REDIS_TIMEOUT_MS;
   const local = new Map<string, { count: number; endsAt: number }>();
   let redisAway = false;
   let connected = false;

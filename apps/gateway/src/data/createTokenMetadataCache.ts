@@ -6,20 +6,22 @@ export interface TokenMetadataCache {
   lookup(chainId: number, addresses: Iterable<string>): Promise<Map<string, TokenMetadata | null>>;
 }
 
+/** Tokens kept, over every chain. */
+const MAX_ENTRIES = 100_000;
+
 /**
  * Token name, symbol, decimals, logo and flags for transfer records, kept in process for `ttlMs`
  * (a change to a token's logo or flags shows within that time; 0 reads them on every request).
- * A page's tokens that are not cached are read in one query. Bounded: past `maxEntries`, the
+ * A page's tokens that are not cached are read in one query. Bounded: past MAX_ENTRIES, the
  * oldest entries are dropped first.
  */
 export function createTokenMetadataCache(opts: {
   pool: Pool;
   ttlMs: number;
-  maxEntries?: number;
   now?: () => number;
 }): TokenMetadataCache {
   const now = opts.now ?? Date.now;
-  const maxEntries = opts.maxEntries ?? 100_000;
+  const maxEntries = MAX_ENTRIES;
   type Entry = { meta: TokenMetadata | null; expiresAt: number };
   const chains = new Map<number, Map<string, Entry>>();
   let size = 0;

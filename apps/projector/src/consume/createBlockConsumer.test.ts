@@ -10,6 +10,7 @@ import { block, expectedState, projectedState, range } from '../testing/blockEve
 import { migratedDatabase } from '../testing/migratedDatabase.ts';
 import { type TestTopic, createTestTopic, until } from '../testing/testTopic.ts';
 import { type BlockConsumer, createBlockConsumer } from './createBlockConsumer.ts';
+import { loadEnv } from '../env.ts';
 
 // The consumer against real Kafka and PostgreSQL, through the faults a user would see: a failing
 // transaction, connections PostgreSQL terminates, a poison message, a rebalance, a stop mid-batch
@@ -105,7 +106,7 @@ async function startConsumer(
       kafka: createOutage({ what: 'kafka', logger }),
     },
     onFatal: (err) => started.fatal.push(err),
-    maxBytesPerPartition: opts.maxBytesPerPartition,
+    maxBytesPerPartition: opts.maxBytesPerPartition ?? loadEnv({}).KAFKA_MAX_BYTES_PER_PARTITION,
     maxTransactionBytes: opts.maxTransactionBytes ?? 1, // one block per transaction
     maxRetryDelayMs: 500,
     unknownAttempts: opts.unknownAttempts ?? 5,

@@ -44,7 +44,8 @@ export function createBlockConsumer(deps: {
   onCommitted?: () => void;
   /** kafkajs crashed and will not restart the consumer. */
   onFatal: (err: unknown) => void;
-  maxBytesPerPartition?: number;
+  /** Bytes one fetch reads of a partition (KAFKA_MAX_BYTES_PER_PARTITION). */
+  maxBytesPerPartition: number;
   /** The group session's timeout: how soon a standby takes over from a member that died. */
   sessionTimeoutMs?: number;
   /** Message bytes projected in one transaction (a fetch is split into such chunks). */

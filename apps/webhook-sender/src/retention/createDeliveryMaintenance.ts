@@ -46,6 +46,15 @@ export interface DeliveryMaintenance {
 export const utcDay = (at: Date, offset = 0): DeliveryDay =>
   new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS + offset * DAY_MS).toISOString().slice(0, 10);
 
+/** Days of partitions made ahead of today. */
+const AHEAD_DAYS = 3;
+/** Rows to keep above which a day waits (the move holds both tables exclusively). */
+const MOVE_LIMIT = 100_000;
+/** How long a partition's DDL waits for its lock before the day waits for the next pass. */
+const LOCK_TIMEOUT_MS = 3_000;
+/** Rows of the default partition removed per transaction. */
+const EXPIRE_BATCH = 5_000;
+
 /**
  * The deliveries' upkeep, run by every sender and done by one at a time (an advisory lock): each
  * `passEveryMs`, the day partitions of the next `aheadDays` days are made, the days whose time is
@@ -63,19 +72,13 @@ export function createDeliveryMaintenance(deps: {
   foldEveryMs: number;
   /** The clock (tests move it; nothing else reads the time). */
   now?: () => Date;
-  aheadDays?: number;
-  /** Rows to keep above which a day waits (the move holds both tables exclusively). */
-  moveLimit?: number;
-  lockTimeoutMs?: number;
-  /** Rows of the default partition removed per transaction. */
-  expireBatch?: number;
   onPass?: (pass: MaintenancePass) => void;
 }): DeliveryMaintenance {
   const now = deps.now ?? (() => new Date());
-  const aheadDays = deps.aheadDays ?? 3;
-  const moveLimit = deps.moveLimit ?? 100_000;
-  const lockTimeoutMs = deps.lockTimeoutMs ?? 3_000;
-  const expireBatch = deps.expireBatch ?? 5_000;
+  const aheadDays = AHEAD_DAYS;
+  const moveLimit = MOVE_LIMIT;
+  const lockTimeoutMs = LOCK_TIMEOUT_MS;
+  const expireBatch = EXPIRE_BATCH;
   const locked = <T>(work: (client: PoolClient) => Promise<T>) =>
     withDeliveryMaintenanceLock(deps.pool, work);
 
