@@ -34,6 +34,7 @@ const POOL_TIMEOUT_DEFAULTS: Readonly<PoolTimeouts> = {
  */
 export function createPool(opts: {
   connectionString: string;
+  /** Connections at most (each service: DATABASE_POOL_SIZE). */
   max?: number;
   application?: string;
   /** Session limits of every connection (defaults: POOL_TIMEOUT_DEFAULTS). */
@@ -42,7 +43,8 @@ export function createPool(opts: {
   const timeouts = { ...POOL_TIMEOUT_DEFAULTS, ...opts.timeouts };
   const pool = new pg.Pool({
     connectionString: opts.connectionString,
-    max: opts.max ?? 10,
+    // Unset: pg's own default (10).
+    ...(opts.max !== undefined ? { max: opts.max } : {}),
     application_name: opts.application ?? 'tributary',
     idleTimeoutMillis: 30_000,
     // Sent with the connection's start-up packet: no round trip per query. pg sends nothing for 0
