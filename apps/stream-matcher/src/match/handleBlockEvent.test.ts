@@ -37,6 +37,15 @@ import { createBlockHandler } from './handleBlockEvent.ts';
 /** The deployment's STREAM_BLOCK_BUDGET_MS (env.ts). */
 const BUDGET_MS = loadEnv({ DATABASE_URL: 'postgres://unused' }).STREAM_BLOCK_BUDGET_MS;
 
+/** The matcher's block handler over this file's database and queue, with the deployment's budget. */
+function handlerOf(
+  store: ReturnType<typeof createStreamStore>,
+  logger: ReturnType<typeof createLogger>,
+  more: Partial<Parameters<typeof createBlockHandler>[0]> = {},
+) {
+  return createBlockHandler({ pool, store, queue, logger, readers: readers(), budgetMs: BUDGET_MS, ...more });
+}
+
 // Real chain data: contracts deployed on a private anvil, one block mined with a mix of activity,
 // read back as the follower would publish it; each case stores a stream and runs the handler
 // against a fresh database, then reads the stored webhook body.
@@ -208,12 +217,7 @@ async function deliver(
   const logger = createLogger('test', 'silent');
   const store = createStreamStore({ pool, logger });
   await store.reload(id);
-  const handle = createBlockHandler({
-    pool,
-    store,
-    queue,
-    logger,
-    budgetMs: BUDGET_MS,
+  const handle = handlerOf(store, logger, {
     readers: opts.readers ?? readers(),
     ...(opts.onCompletion ? { onCompletion: opts.onCompletion } : {}),
   });
@@ -556,14 +560,7 @@ describe('removal notices', () => {
       ids.push(id);
     }
     const [notifyingId, plainId] = ids as [string, string];
-    const handle = createBlockHandler({
-      pool,
-      store,
-      queue,
-      logger,
-      readers: readers(),
-      budgetMs: BUDGET_MS,
-    });
+    const handle = handlerOf(store, logger);
     const removed = { type: 'removed', v: 2, chainId: 31337, block: event.block } as never;
     expect(await handle(removed)).toBe(1);
     // A replayed removal finds the notice's row (still pending) and hands Redis the same job again.
@@ -603,14 +600,7 @@ describe('removal notices', () => {
     const logger = createLogger('test', 'silent');
     const store = createStreamStore({ pool, logger });
     await store.reload(id);
-    const handle = createBlockHandler({
-      pool,
-      store,
-      queue,
-      logger,
-      readers: readers(),
-      budgetMs: BUDGET_MS,
-    });
+    const handle = handlerOf(store, logger);
     expect(await handle({ type: 'removed', v: 2, chainId: 31337, block: event.block } as never)).toBe(0);
     const { rows } = await pool.query<{ status: string }>(
       'SELECT status FROM deliveries WHERE stream_id = $1 AND removal',
