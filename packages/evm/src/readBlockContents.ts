@@ -45,7 +45,6 @@ export function createBlockContentsReader(deps: {
   call: RpcCall;
   logger?: { warn(fields: object, msg: string): void };
 }): BlockContentsReader {
-  const recheckMs = RECHECK_MS;
   let tracesUnsupportedUntil = 0;
   let blockReceiptsUnsupportedUntil = 0;
   const warn = (fields: object, msg: string) => deps.logger?.warn(fields, msg);
@@ -60,7 +59,7 @@ export function createBlockContentsReader(deps: {
       } catch (err) {
         // Only a missing method turns it off: a timeout or a dropped connection is the caller's to retry.
         if (classifyRpcError(err).kind !== 'unsupported') throw err;
-        blockReceiptsUnsupportedUntil = Date.now() + recheckMs;
+        blockReceiptsUnsupportedUntil = Date.now() + RECHECK_MS;
         warn(
           { err: (err as Error).message },
           'eth_getBlockReceipts unsupported: falling back to one call per tx',
@@ -86,7 +85,7 @@ export function createBlockContentsReader(deps: {
       traces = await deps.call('debug_traceBlockByHash', [block.hash, { tracer: 'callTracer' }]);
     } catch (err) {
       if (classifyRpcError(err).kind !== 'unsupported') throw err;
-      tracesUnsupportedUntil = Date.now() + recheckMs;
+      tracesUnsupportedUntil = Date.now() + RECHECK_MS;
       warn(
         { err: (err as Error).message },
         'debug_traceBlockByHash unsupported: internal transactions cannot be read',

@@ -27,7 +27,6 @@ export function createAdaptiveRange(opts: {
   let max = opts.max;
   let size = Math.max(1, Math.min(opts.initial, max));
   const targetLogs = opts.targetLogs;
-  const fastMs = FAST_CALL_MS;
   return {
     size: () => size,
     succeeded(blocks, logs, ms) {
@@ -35,8 +34,8 @@ export function createAdaptiveRange(opts: {
       if (logs > targetLogs * 2) {
         // Dense blocks: go straight to the size that yields about targetLogs, not by small steps.
         size = Math.max(1, Math.min(Math.floor(size * 0.7), Math.floor((size * targetLogs) / logs)));
-      } else if (ms > fastMs * 4) size = Math.max(1, Math.floor(size * 0.7));
-      else if (ms < fastMs && logs < targetLogs) {
+      } else if (ms > FAST_CALL_MS * 4) size = Math.max(1, Math.floor(size * 0.7));
+      else if (ms < FAST_CALL_MS && logs < targetLogs) {
         const towardTarget = logs > 0 ? Math.floor((size * targetLogs) / logs) : size * 2;
         size = Math.min(max, Math.max(size + 1, Math.min(Math.ceil(size * 1.5), towardTarget)));
       }

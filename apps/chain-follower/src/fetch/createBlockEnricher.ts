@@ -55,7 +55,6 @@ export function createBlockEnricher(deps: {
   // NFT contract -> first-seen block number and its name, symbol, standard
   const nftContracts = new Map<string, { first: number; info: TokenInfo }>();
   const accounts = new Set<string>();
-  const maxAccounts = MAX_CACHED_ACCOUNTS;
 
   return {
     forgetAbove(number) {
@@ -185,7 +184,7 @@ export function createBlockEnricher(deps: {
         commit() {
           for (const m of metadata) tokens.set(m.address, { first: m.readAtBlock + 1, info: toInfo(m) });
           for (const r of nftRead) nftContracts.set(r.info.address, r);
-          if (accounts.size + accountFirst.size > maxAccounts) accounts.clear();
+          if (accounts.size + accountFirst.size > MAX_CACHED_ACCOUNTS) accounts.clear();
           for (const a of accountFirst.keys()) accounts.add(a);
         },
       };

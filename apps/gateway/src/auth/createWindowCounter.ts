@@ -46,7 +46,6 @@ export function createWindowCounter(opts: {
   now?: () => number;
 }): WindowCounter {
   const now = opts.now ?? Date.now;
-  const redisTimeoutMs = REDIS_TIMEOUT_MS;
   const local = new Map<string, { count: number; endsAt: number }>();
   let redisAway = false;
   let connected = false;
@@ -77,7 +76,7 @@ export function createWindowCounter(opts: {
     if (now() < askAgainAt) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`redis took over ${redisTimeoutMs} ms`)), redisTimeoutMs);
+      timer = setTimeout(() => reject(new Error(`redis took over ${REDIS_TIMEOUT_MS} ms`)), REDIS_TIMEOUT_MS);
       timer.unref();
     });
     try {

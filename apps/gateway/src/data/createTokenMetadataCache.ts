@@ -21,7 +21,6 @@ export function createTokenMetadataCache(opts: {
   now?: () => number;
 }): TokenMetadataCache {
   const now = opts.now ?? Date.now;
-  const maxEntries = MAX_ENTRIES;
   type Entry = { meta: TokenMetadata | null; expiresAt: number };
   const chains = new Map<number, Map<string, Entry>>();
   let size = 0;
@@ -57,7 +56,7 @@ export function createTokenMetadataCache(opts: {
         // Past the bound, drop the oldest entries (insertion order), chain by chain.
         for (const perChain of chains.values()) {
           for (const key of perChain.keys()) {
-            if (size <= maxEntries) break;
+            if (size <= MAX_ENTRIES) break;
             perChain.delete(key);
             size--;
           }

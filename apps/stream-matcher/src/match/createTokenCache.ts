@@ -14,7 +14,6 @@ export interface TokenCache {
 }
 
 export function createTokenCache(deps: { pool: Pool }): TokenCache {
-  const ttl = TTL_MS;
   const cache = new Map<string, { info: KnownToken | undefined; at: number }>();
   return {
     async prefetch(chainId, addresses) {
@@ -22,7 +21,7 @@ export function createTokenCache(deps: { pool: Pool }): TokenCache {
       const missing: string[] = [];
       for (const a of addresses) {
         const hit = cache.get(`${chainId}:${a}`);
-        if (!hit || now - hit.at > ttl) missing.push(a);
+        if (!hit || now - hit.at > TTL_MS) missing.push(a);
       }
       if (missing.length === 0) return;
       const found = await findStreamTokens(deps.pool, chainId, missing);

@@ -57,7 +57,7 @@ const EXPIRE_BATCH = 5_000;
 
 /**
  * The deliveries' upkeep, run by every sender and done by one at a time (an advisory lock): each
- * `passEveryMs`, the day partitions of the next `aheadDays` days are made, the days whose time is
+ * `passEveryMs`, the day partitions of the next `AHEAD_DAYS` days are made, the days whose time is
  * up are dropped (their rows still pending, held or failed moved first), and rows of the default
  * partition whose time is up are removed; each `foldEveryMs`, the counters' deltas are folded.
  * Each step is a transaction of its own that waits at most `lockTimeoutMs` for a table lock, so
@@ -75,10 +75,8 @@ export function createDeliveryMaintenance(deps: {
   onPass?: (pass: MaintenancePass) => void;
 }): DeliveryMaintenance {
   const now = deps.now ?? (() => new Date());
-  const aheadDays = AHEAD_DAYS;
   const moveLimit = MOVE_LIMIT;
   const lockTimeoutMs = LOCK_TIMEOUT_MS;
-  const expireBatch = EXPIRE_BATCH;
   const locked = <T>(work: (client: PoolClient) => Promise<T>) =>
     withDeliveryMaintenanceLock(deps.pool, work);
 
@@ -108,7 +106,7 @@ export function createDeliveryMaintenance(deps: {
     const deliveredCutoff = new Date(at.getTime() - deps.policy.deliveredDays * DAY_MS);
     const failedCutoff = new Date(at.getTime() - deps.policy.failedDays * DAY_MS);
     const existing = new Set(await listDeliveryDays(deps.pool));
-    for (let i = 0; i <= aheadDays; i++) {
+    for (let i = 0; i <= AHEAD_DAYS; i++) {
       const day = utcDay(at, i);
       if (existing.has(day)) continue;
       const result = await locked((client) => createDeliveryDay(client, day, lockTimeoutMs));
@@ -132,13 +130,13 @@ export function createDeliveryMaintenance(deps: {
     // goes over several passes, and the counters are folded in between.
     for (let i = 0; i < 20; i++) {
       const batch = await locked((client) =>
-        expireKeptDeliveries(client, { deliveredCutoff, failedCutoff, limit: expireBatch }),
+        expireKeptDeliveries(client, { deliveredCutoff, failedCutoff, limit: EXPIRE_BATCH }),
       );
       if (batch === undefined) return false;
       done.expired.delivered += batch.delivered;
       done.expired.held += batch.held;
       done.expired.failed += batch.failed;
-      if (batch.delivered < expireBatch && batch.held + batch.failed < expireBatch) break;
+      if (batch.delivered < EXPIRE_BATCH && batch.held + batch.failed < EXPIRE_BATCH) break;
     }
     return true;
   }
