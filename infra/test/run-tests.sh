@@ -51,6 +51,13 @@ if [ -f "$results" ]; then
     const failedFiles = r.testResults.filter((f) => f.status !== "passed").length;
     console.log(`vitest test files: ${files - failedFiles} of ${files} passed`);
     console.log(`vitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
+    // The failures again at the end, where a CI log cut to its tail still shows them.
+    for (const file of r.testResults.filter((f) => f.status !== "passed")) {
+      console.log(`  failed file: ${file.name}${file.message ? ` (${file.message.split("\n")[0]})` : ""}`);
+      for (const test of file.assertionResults.filter((t) => t.status === "failed")) {
+        console.log(`    ${test.fullName}: ${(test.failureMessages[0] ?? "").split("\n")[0].slice(0, 300)}`);
+      }
+    }
   ' "$results"
 else
   echo "vitest: no results written (see its output above)"
