@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createPool } from '@tributary/db';
-import { DELIVERY_BATCH_SIZE, enqueueDeliveries, openWebhookQueue } from '@tributary/webhooks';
+import { DELIVERY_BATCH_SIZE, enqueueDeliveries } from '@tributary/webhooks';
 import { cpuShares, cpuSnapshot } from './cpuShares.ts';
 import {
   createBenchDatabase,
@@ -13,6 +13,7 @@ import {
   unique,
   writeResult,
 } from '@tributary/testkit/bench';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 /**
  * Deliveries per second from N real webhook-sender processes to a fast receiver in its own
@@ -103,14 +104,7 @@ async function main() {
   const db = await createBenchDatabase();
   const pool = createPool({ connectionString: db.url, max: 4 });
   const queuePrefix = unique('qbench');
-  const queue = openWebhookQueue({
-    redis: { url: services.redisUrl },
-    prefix: queuePrefix,
-    mode: 'waits',
-    onBroken: (err) => {
-      throw err;
-    },
-  });
+  const queue = openTestWebhookQueue(services.redisUrl, queuePrefix);
   const children: ReturnType<typeof spawnNode>[] = [];
   const maxLifetime = seconds * 2 + 120;
   let port = 0;

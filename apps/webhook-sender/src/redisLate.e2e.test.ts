@@ -10,7 +10,7 @@ import {
   startRedisServer,
   uniqueName,
 } from '@tributary/testkit';
-import { openWebhookQueue } from '@tributary/webhooks';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   enqueueTestDeliveries,
@@ -21,6 +21,7 @@ import {
   startSenderProcess,
   until,
 } from './testing/senderFixtures.ts';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 // A sender that starts while Redis is away (a host reboot brings the services up first; Redis
 // restarts while the sender restarts) waits for it, then delivers: its queue clients are not left
@@ -86,14 +87,7 @@ describe('a sender started before Redis', () => {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     const accountId = await insertTestAccount(pool, 's');
     const streamId = await insertTestStream(pool, { accountId, webhookUrl: url, tag: 't' });
-    const queue = openWebhookQueue({
-      redis: { url: redis.url },
-      prefix: queuePrefix,
-      mode: 'waits',
-      onBroken: (err) => {
-        throw err;
-      },
-    });
+    const queue = openTestWebhookQueue(redis.url, queuePrefix);
     try {
       // One enqueued as the matcher does, one whose job is missing (the relay's part).
       const enqueued = await insertTestDelivery(pool, streamId, 1);

@@ -3,7 +3,7 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPool } from '@tributary/db';
 import { createAccountWithKey } from '@tributary/db/accounts';
-import { enqueueDeliveries, openWebhookQueue } from '@tributary/webhooks';
+import { enqueueDeliveries } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import {
   REPO_ROOT,
@@ -20,6 +20,7 @@ import {
   writeResult,
 } from '@tributary/testkit/bench';
 import { readMetric } from '../src/harness/readMetric.ts';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 /**
  * Throughput of one process of the webhook-sender and of the gateway, then of two on the same
@@ -173,14 +174,7 @@ async function main() {
       // The bench enqueues the jobs: the outbox relay is left out of the timing.
       RELAY_GRACE_MS: '3600000',
     });
-    const queue = openWebhookQueue({
-      redis: { url: services.redisUrl },
-      prefix: queuePrefix,
-      mode: 'waits',
-      onBroken: (err) => {
-        throw err;
-      },
-    });
+    const queue = openTestWebhookQueue(services.redisUrl, queuePrefix);
     await deliverAll(queue, 2_000); // warm-up: connections open, code paths compiled
     const before = await deliveredBy(processes);
     const cpuBefore = cpuSnapshot();

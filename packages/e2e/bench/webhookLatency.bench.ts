@@ -6,7 +6,7 @@ import { addStreamAddresses, insertStream } from '@tributary/db/streams';
 import { type FullBlockEvent, TOPICS } from '@tributary/schema';
 import { createKafka } from '@tributary/bus';
 import { createLogger } from '@tributary/runtime';
-import { openWebhookQueue } from '@tributary/webhooks';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 import {
   addressTopic,
   createBenchDatabase,
@@ -47,14 +47,7 @@ async function main() {
     logger: createLogger('bench', 'silent'),
   });
   const producer = kafka.producer({ allowAutoTopicCreation: true });
-  const queue = openWebhookQueue({
-    redis: { url: services.redisUrl },
-    prefix,
-    mode: 'waits',
-    onBroken: (err) => {
-      throw err;
-    },
-  });
+  const queue = openTestWebhookQueue(services.redisUrl, prefix);
   const producedAt = new Map<number, number>();
   const probe: number[] = [];
   const background: number[] = [];

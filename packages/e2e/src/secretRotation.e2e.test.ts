@@ -3,7 +3,7 @@ import { type IncomingHttpHeaders, type ServerResponse, createServer } from 'nod
 import type { AddressInfo } from 'node:net';
 import { insertDelivery } from '@tributary/db/streams';
 import { getTestSettings, uniqueName } from '@tributary/testkit';
-import { enqueueDelivery, openWebhookQueue, serializeWebhook } from '@tributary/webhooks';
+import { enqueueDelivery, serializeWebhook } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type GatewayClient, createGatewayClient } from './harness/createGatewayClient.ts';
 import { type Pipeline, startPipeline } from './harness/startPipeline.ts';
 import { waitFor } from './harness/waitFor.ts';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 // A secret rotated through POST /settings while retries are in flight, with the gateway and the
 // webhook-sender as processes. The receiver is a customer's: it verifies x-signature (keccak256 of
@@ -145,14 +146,7 @@ beforeAll(async () => {
     },
   });
   gw = createGatewayClient(pipeline.gatewayUrl, pipeline.apiKey.key);
-  queue = openWebhookQueue({
-    redis: { url: getTestSettings().redisUrl },
-    prefix: queuePrefix,
-    mode: 'waits',
-    onBroken: (err) => {
-      throw err;
-    },
-  });
+  queue = openTestWebhookQueue(getTestSettings().redisUrl, queuePrefix);
 }, 120_000);
 
 afterAll(async () => {

@@ -20,10 +20,11 @@ import {
   type TestDatabase,
   uniqueName,
 } from '@tributary/testkit';
-import { openWebhookQueue } from '@tributary/webhooks';
+
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_USAGE } from './runAdmin.ts';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 // Two accounts and three streams on the real PostgreSQL, deliveries in every status, and the
 // real Redis queue: the admin command run as an operator runs it, its output and exit code.
@@ -90,14 +91,7 @@ beforeAll(async () => {
   await delivery(ids.delivered, active, 3, 'pending');
   await setDeliveryStatus(pool, ids.delivered, 'delivered');
   await delivery(ids.held, errored, 1, 'held');
-  queue = openWebhookQueue({
-    redis: { url: settings.redisUrl },
-    prefix: queuePrefix,
-    mode: 'waits',
-    onBroken: (err) => {
-      throw err;
-    },
-  });
+  queue = openTestWebhookQueue(settings.redisUrl, queuePrefix);
   env = { DATABASE_URL: db.url, REDIS_URL: settings.redisUrl, WEBHOOK_QUEUE_PREFIX: queuePrefix };
 }, 120_000);
 

@@ -19,11 +19,12 @@ import {
 } from '@tributary/testkit';
 import { createKafka } from '@tributary/bus';
 import { createLogger } from '@tributary/runtime';
-import { openWebhookQueue } from '@tributary/webhooks';
+
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStatus } from './runStatus.ts';
 import { loadStatusEnv } from './statusEnv.ts';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 // A deployment with something wrong in every part, on the real servers: a follower 20 blocks
 // behind a real anvil, tables behind the follower, a consumer group behind the topic, jobs that no
@@ -119,14 +120,7 @@ beforeAll(async () => {
   await admin.disconnect();
 
   // Two jobs and no worker.
-  queue = openWebhookQueue({
-    redis: { url: settings.redisUrl },
-    prefix: queuePrefix,
-    mode: 'waits',
-    onBroken: (err) => {
-      throw err;
-    },
-  });
+  queue = openTestWebhookQueue(settings.redisUrl, queuePrefix);
   await queue.add('deliver', { v: 1, deliveryId: randomUUID() });
   await queue.add('deliver', { v: 1, deliveryId: randomUUID() });
 

@@ -4,7 +4,8 @@ import { createChainRegistry } from '@tributary/chains';
 import type { Pool } from '@tributary/db';
 import { createLogger, createOutageLog } from '@tributary/runtime';
 import { DEFAULT_STREAM_LIMITS } from '@tributary/stream-rules';
-import { type WebhookPoster, createWebhookPoster, openWebhookQueue } from '@tributary/webhooks';
+import { type WebhookPoster, createWebhookPoster } from '@tributary/webhooks';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import { createStreamServices } from '../streams/createStreamServices.ts';
@@ -49,14 +50,7 @@ export async function createTestStreamServices(
     logger: kafkaClientLogger(logger, kafkaOutage),
   });
   const producer = createProducer(kafka, 'plain');
-  const deliveryQueue = openWebhookQueue({
-    redis: { url: redisUrl },
-    prefix: `q-${unique}`,
-    mode: 'waits',
-    onBroken: (err) => {
-      throw err; // an unhandled rejection: the test run reports it
-    },
-  });
+  const deliveryQueue = openTestWebhookQueue(redisUrl, `q-${unique}`);
   const webhookPoster =
     opts.webhookPoster ??
     createWebhookPoster({ policy: { allowPrivate: true, requireHttps: false, allowedPorts: [] } });

@@ -22,7 +22,7 @@ import {
   startAnvil,
   uniqueName,
 } from '@tributary/testkit';
-import { openWebhookQueue } from '@tributary/webhooks';
+
 import type { Queue } from 'bullmq';
 import Moralis from 'moralis';
 import { EvmStreamResult } from 'moralis/common-streams-utils';
@@ -35,6 +35,7 @@ import { createBlockReaders } from '../read/createBlockReaders.ts';
 import { blockEventFromChain } from '../testing/blockEventFromChain.ts';
 import { loadEnv } from '../env.ts';
 import { createBlockHandler } from './handleBlockEvent.ts';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 /** The deployment's STREAM_BLOCK_BUDGET_MS (env.ts). */
 const BUDGET_MS = loadEnv({ DATABASE_URL: 'postgres://unused' }).STREAM_BLOCK_BUDGET_MS;
@@ -150,14 +151,7 @@ beforeAll(async () => {
     'n',
     's',
   ]);
-  queue = openWebhookQueue({
-    redis: { url: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:56379' },
-    prefix: uniqueName('q'),
-    mode: 'waits',
-    onBroken: (err) => {
-      throw err;
-    },
-  });
+  queue = openTestWebhookQueue(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:56379', uniqueName('q'));
 }, 120_000);
 
 afterAll(async () => {

@@ -15,7 +15,7 @@ import {
   type TestDatabase,
   uniqueName,
 } from '@tributary/testkit';
-import { openWebhookQueue } from '@tributary/webhooks';
+
 import type { Queue } from 'bullmq';
 import {
   type Address,
@@ -33,6 +33,7 @@ import { type BlockReaders, createBlockReaders } from '../read/createBlockReader
 import { blockEventFromChain } from '../testing/blockEventFromChain.ts';
 import { loadEnv } from '../env.ts';
 import { createBlockHandler } from './handleBlockEvent.ts';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 /** The deployment's STREAM_BLOCK_BUDGET_MS (env.ts). */
 const BUDGET_MS = loadEnv({ DATABASE_URL: 'postgres://unused' }).STREAM_BLOCK_BUDGET_MS;
@@ -175,14 +176,7 @@ beforeAll(async () => {
      VALUES (31337, decode($1, 'hex'), 'Free Money', 'FREE', 18, 1, true)`,
     [SPAM.slice(2)],
   );
-  queue = openWebhookQueue({
-    redis: { url: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:56379' },
-    prefix: uniqueName('q'),
-    mode: 'waits',
-    onBroken: (err) => {
-      throw err;
-    },
-  });
+  queue = openTestWebhookQueue(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:56379', uniqueName('q'));
 }, 120_000);
 
 afterAll(async () => {

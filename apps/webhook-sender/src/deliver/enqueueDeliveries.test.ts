@@ -1,22 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { getTestSettings, uniqueName } from '@tributary/testkit';
 import { webhookJob } from '@tributary/schema';
-import { enqueueDeliveries, openWebhookQueue } from '@tributary/webhooks';
+import { enqueueDeliveries } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 // The enqueue contract the matcher uses (@tributary/webhooks), checked where its jobs are consumed.
 let queue: Queue;
 
 beforeAll(() => {
-  queue = openWebhookQueue({
-    redis: { url: getTestSettings().redisUrl },
-    prefix: uniqueName('q'),
-    mode: 'waits',
-    onBroken: (err) => {
-      throw err;
-    },
-  });
+  queue = openTestWebhookQueue(getTestSettings().redisUrl, uniqueName('q'));
 });
 
 afterAll(async () => {

@@ -7,8 +7,9 @@ import type { Pool } from '@tributary/db';
 import { insertDelivery, insertStream, setDeliveryJobs } from '@tributary/db/streams';
 import { type TestDatabase, getTestSettings } from '@tributary/testkit';
 import { launchApp } from '@tributary/testkit/bench';
-import { assignDeliveryJobs, enqueueAssignedDeliveries, openWebhookQueue } from '@tributary/webhooks';
+import { assignDeliveryJobs, enqueueAssignedDeliveries } from '@tributary/webhooks';
 import type { Queue } from 'bullmq';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 /**
  * Starts src/main.ts against the test servers, on its own queue and topic prefixes, with `env`
@@ -136,14 +137,7 @@ export async function enqueueTestDeliveries(
 
 /** The webhook queue under a test's own prefix (what the matcher enqueues to). */
 export const openDeliveryQueue = (queuePrefix: string) =>
-  openWebhookQueue({
-    redis: { url: getTestSettings().redisUrl },
-    prefix: queuePrefix,
-    mode: 'waits',
-    onBroken: (err) => {
-      throw err;
-    },
-  });
+  openTestWebhookQueue(getTestSettings().redisUrl, queuePrefix);
 
 /** Tears down what a test opened (any of it may be missing when set-up failed). */
 export async function closeTestServers(t: {
