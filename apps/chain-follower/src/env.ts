@@ -66,6 +66,8 @@ export const envSchema = z.object({
   HEAD_BATCH_BLOCKS: envInt(50, 1),
   REORG_WINDOW: z.coerce.number().int().min(1).optional(),
   PROGRESS_INTERVAL_MS: envInt(5_000, 100),
+  /** While following is halted (another chain, a reorg deeper than the window) or fails for good: how often it looks again. */
+  HALT_RECHECK_MS: envInt(30_000, 100),
   KAFKA_COMPRESSION: z.enum(['none', 'gzip']).default('gzip'),
   /** Upper bound of one produce request (a backfill batch is sent in requests of at most this). */
   KAFKA_MAX_REQUEST_BYTES: envInt(4 * 1024 * 1024, 1024),

@@ -120,6 +120,7 @@ const follower = createChainFollower({
     headBatchBlocks: env.HEAD_BATCH_BLOCKS,
     reorgWindow: env.REORG_WINDOW ?? Math.max(128, confirmations * 2),
     progressIntervalMs: env.PROGRESS_INTERVAL_MS,
+    haltRecheckMs: env.HALT_RECHECK_MS,
   },
 });
 

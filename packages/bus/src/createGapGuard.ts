@@ -46,10 +46,13 @@ export interface GapGuard {
   processed(event: BlockEvent | undefined): void;
   /** Readiness: throws naming the gaps whose re-publishing is not done yet. */
   check(): Promise<void>;
-  /** Writes the positions now (also done every `flushMs`). */
+  /** Writes the positions now (also done every FLUSH_MS). */
   flush(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** How often the positions are written (tests lengthen it to write them themselves). */
+const FLUSH_MS = 1_000;
 
 /**
  * Makes sure a Kafka that lost part of its log never makes a consumer of the block topic skip
@@ -128,7 +131,7 @@ export function createGapGuard(deps: {
 
   const timer = setInterval(() => {
     guard.flush().catch(() => undefined); // PostgreSQL away: written at the next tick
-  }, deps.flushMs ?? 1_000);
+  }, deps.flushMs ?? FLUSH_MS);
   timer.unref();
 
   const guard: GapGuard = {

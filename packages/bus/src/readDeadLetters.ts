@@ -18,16 +18,18 @@ export interface StoredDeadLetter {
   value: string;
 }
 
+/** Dead letters read of each partition, the newest. */
+const LAST_PER_PARTITION = 1_000;
+
 /**
- * The last `limit` dead letters of each partition of the deployment's dead-letter topic (oldest
+ * The last LAST_PER_PARTITION dead letters of each partition of the deployment's dead-letter topic (oldest
  * first), read with a throwaway consumer group that is deleted afterwards. An absent topic has none.
  */
 export async function readDeadLetters(
   kafka: Kafka,
-  opts: { topicPrefix: string; limit?: number; timeoutMs?: number },
+  opts: { topicPrefix: string; timeoutMs: number },
 ): Promise<StoredDeadLetter[]> {
   const topic = topicsFor(opts.topicPrefix).deadLetters;
-  const limit = opts.limit ?? 1_000;
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -38,7 +40,7 @@ export async function readDeadLetters(
       .map((p) => {
         const high = BigInt(p.high);
         const low = BigInt(p.low);
-        const from = high - BigInt(limit) > low ? high - BigInt(limit) : low;
+        const from = high - BigInt(LAST_PER_PARTITION) > low ? high - BigInt(LAST_PER_PARTITION) : low;
         return { partition: p.partition, from, high };
       })
       .filter((p) => p.high > p.from);
@@ -79,8 +81,8 @@ export async function readDeadLetters(
         finished,
         new Promise<never>((_, reject) => {
           timer = setTimeout(
-            () => reject(new Error(`reading ${topic} took over ${opts.timeoutMs ?? 15_000} ms`)),
-            opts.timeoutMs ?? 15_000,
+            () => reject(new Error(`reading ${topic} took over ${opts.timeoutMs} ms`)),
+            opts.timeoutMs,
           );
         }),
       ]).finally(() => clearTimeout(timer));

@@ -85,6 +85,12 @@ const DETERMINISTIC_ERRORS = new Set([
   'ZodError',
 ]);
 
+/**
+ * How many times in all a failure of unknown cause is tried before it is taken as permanent: by
+ * every consumer that retries (retryUntilDone, the projector's triage, the sender's own failures).
+ */
+export const UNKNOWN_ATTEMPTS = 5;
+
 export function classifyFailure(err: unknown): Failure {
   let unknown: Failure | undefined;
   let e: unknown = err;

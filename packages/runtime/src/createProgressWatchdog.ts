@@ -7,13 +7,16 @@ export interface ProgressWatchdog {
   check(): void;
   /** Milliseconds since work has been waiting without progress (0 when idle or moving). */
   stalledMs(): number;
-  /** One probe of the backlog now (the timer calls it every `intervalMs`). */
+  /** One probe of the backlog now (the timer calls it every INTERVAL_MS). */
   tick(): Promise<void>;
   stop(): void;
 }
 
+/** How often the backlog is probed (tests shorten it). */
+const INTERVAL_MS = 5_000;
+
 /**
- * Turns a silent stall into a restart. Every `intervalMs` it asks how much work waits (a
+ * Turns a silent stall into a restart. Every INTERVAL_MS it asks how much work waits (a
  * consumer's lag); while some waits and `progress()` was not called for `stallMs`, the service
  * is not ready, and after `exitAfterMs` it calls `onStalled` once (which exits the process, so
  * the supervisor starts it afresh). An idle service (nothing waiting) is never stalled. While the
@@ -79,7 +82,7 @@ export function createProgressWatchdog(opts: {
     }
   }
 
-  const timer = setInterval(() => void tick(), opts.intervalMs ?? 5_000);
+  const timer = setInterval(() => void tick(), opts.intervalMs ?? INTERVAL_MS);
   timer.unref();
   return {
     progress() {

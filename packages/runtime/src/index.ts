@@ -7,7 +7,7 @@ export { bootService, serveOps } from './bootService.ts';
 export { createProgressWatchdog, type ProgressWatchdog } from './createProgressWatchdog.ts';
 export { createOutageLog, type OutageLog } from './createOutageLog.ts';
 export { retryUntilDone } from './retryUntilDone.ts';
-export { type Failure, PermanentFailure, classifyFailure } from './classifyFailure.ts';
+export { type Failure, PermanentFailure, UNKNOWN_ATTEMPTS, classifyFailure } from './classifyFailure.ts';
 export { createDeadLetterAlarm } from './createDeadLetterAlarm.ts';
 export { retryDelayMs } from './retryDelayMs.ts';
 export { createConsumerLagGauge } from './createConsumerLagGauge.ts';

@@ -9,6 +9,9 @@ import {
 } from '@tributary/db/chain';
 import { CommandFailure, UsageError } from './adminErrors.ts';
 
+/** How often `--wait` reads the request's progress. */
+const POLL_MS = 1_000;
+
 /** A block number, chain id or request id argument: a non-negative safe integer in decimal. */
 export function blockArg(what: string, value: string): number {
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
@@ -33,7 +36,7 @@ export function describeBackfill(r: BackfillRequest): string {
  */
 export async function backfillCommand(
   pool: Pool,
-  r: { chainId: number; fromBlock: number; toBlock?: number; wait: boolean; pollMs?: number },
+  r: { chainId: number; fromBlock: number; toBlock?: number; wait: boolean },
   print: (line: string) => void,
 ): Promise<string> {
   let toBlock = r.toBlock;
@@ -48,7 +51,7 @@ export async function backfillCommand(
     return `${describeBackfill(request)}\nfollow it with: pnpm admin backfill status ${request.id}`;
   print(describeBackfill(request));
   while (!request.finishedAt) {
-    await sleep(r.pollMs ?? 1_000);
+    await sleep(POLL_MS);
     const now = await getBackfillRequest(pool, request.id);
     if (!now) throw new CommandFailure(`backfill ${request.id} was deleted`);
     if (now.nextBlock !== request.nextBlock && !now.finishedAt) print(describeBackfill(now));

@@ -3,6 +3,9 @@ import type { Pool } from '@tributary/db';
 import { acknowledgeDeadLetters, deadLettersAcknowledgedAt } from '@tributary/db/ops';
 import type { Kafka } from 'kafkajs';
 
+/** Reading the topic joins a throwaway consumer group, which takes a few seconds. */
+const READ_TIMEOUT_MS = 15_000;
+
 /**
  * `dead-letters list`: the messages the consumers set aside (since the last acknowledgment, or
  * `all` of them the topic keeps), oldest first: when, which consumer, where from, why, and for a
@@ -14,9 +17,9 @@ export async function listDeadLettersCommand(
   opts: { topicPrefix: string; all: boolean; json: boolean },
 ): Promise<string> {
   const acknowledgedAt = await deadLettersAcknowledgedAt(pool);
-  const letters = (await readDeadLetters(kafka, { topicPrefix: opts.topicPrefix })).filter(
-    (l) => opts.all || acknowledgedAt === null || l.deadAt > acknowledgedAt,
-  );
+  const letters = (
+    await readDeadLetters(kafka, { topicPrefix: opts.topicPrefix, timeoutMs: READ_TIMEOUT_MS })
+  ).filter((l) => opts.all || acknowledgedAt === null || l.deadAt > acknowledgedAt);
   if (opts.json)
     return JSON.stringify(
       letters.map((l) => ({ ...l, block: blockOf(l) })),

@@ -73,8 +73,10 @@ export interface StatusSources {
   /** Chain id -> the node to ask for the head. */
   rpcUrls: Map<number, string>;
   services: { name: string; url: string }[];
-  timeoutMs?: number;
 }
+
+/** How long one source may take to answer before it is named unreadable (the dead-letter topic: three times this). */
+const TIMEOUT_MS = 3_000;
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -86,11 +88,10 @@ export async function readStatus(
   src: StatusSources,
   opts: { deadLetters?: boolean } = {},
 ): Promise<StatusSnapshot> {
-  const timeoutMs = src.timeoutMs ?? 3_000;
   const unreadable: StatusSnapshot['unreadable'] = [];
   const attempt = async <T>(source: string, read: () => Promise<T>): Promise<T | undefined> => {
     try {
-      return await withTimeout(read(), timeoutMs, source);
+      return await withTimeout(read(), TIMEOUT_MS, source);
     } catch (err) {
       unreadable.push({ source, error: message(err) });
       return undefined;
@@ -98,7 +99,7 @@ export async function readStatus(
   };
   const [chains, consumers, queue, deliveries, streams, backfills, streamBackfills, services, deadLetters] =
     await Promise.all([
-      attempt('postgres (chains)', () => readChains(src.pool, src.rpcUrls, timeoutMs)),
+      attempt('postgres (chains)', () => readChains(src.pool, src.rpcUrls, TIMEOUT_MS)),
       attempt('kafka', () => readConsumers(src.admin, topicsFor(src.topicPrefix).blocks, src.groups)),
       attempt('redis', () =>
         src.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed'),
@@ -107,14 +108,14 @@ export async function readStatus(
       attempt('postgres (streams)', () => countStreamsByStatus(src.pool)),
       attempt('postgres (backfills)', () => listOpenBackfills(src.pool)),
       attempt('postgres (stream backfills)', () => listRunningStreamBackfills(src.pool)),
-      Promise.all(src.services.map((s) => readService(s, timeoutMs))),
+      Promise.all(src.services.map((s) => readService(s, TIMEOUT_MS))),
       opts.deadLetters === false
         ? undefined
         : attempt('dead letters', async () => {
             const acknowledgedAt = await deadLettersAcknowledgedAt(src.pool);
             const letters = await readDeadLetters(src.kafka, {
               topicPrefix: src.topicPrefix,
-              timeoutMs: timeoutMs * 3,
+              timeoutMs: TIMEOUT_MS * 3,
             });
             return {
               acknowledgedAt,

@@ -40,8 +40,8 @@ export interface FollowerOptions {
   /** Blocks kept for reorg detection (follower_blocks). */
   reorgWindow: number;
   progressIntervalMs: number;
-  /** While halted (another chain, a reorg deeper than the window) or failing for good: how often to look again (default 30 s). */
-  haltRecheckMs?: number;
+  /** While halted (another chain, a reorg deeper than the window) or failing for good: how often to look again. */
+  haltRecheckMs: number;
 }
 
 export interface ChainFollower {
@@ -419,7 +419,7 @@ export function createChainFollower(deps: {
             const [kind, why] = await classify(err);
             halt.set(kind, why);
             prepared = false;
-            await sleep(o.haltRecheckMs ?? 30_000, signal);
+            await sleep(o.haltRecheckMs, signal);
             continue;
           }
           const failure = classifyFailure(err);
@@ -427,7 +427,7 @@ export function createChainFollower(deps: {
             // Nothing to set aside here (the follower is the source): it never skips a block, so
             // it says what fails, in the log and readiness, and tries again now and then.
             failing = `blocks from ${checkpoint + 1}: ${failure.why}`;
-            const retryInMs = o.haltRecheckMs ?? 30_000;
+            const retryInMs = o.haltRecheckMs;
             log.error(
               { err, block: checkpoint + 1, failure: failure.why, retryInMs },
               'follow step failed for good; trying again',

@@ -61,6 +61,7 @@ export async function createFollowerHarness(opts: {
     headBatchBlocks: 20,
     reorgWindow: 64,
     progressIntervalMs: 60_000,
+    haltRecheckMs: defaults.HALT_RECHECK_MS,
     ...opts.options,
   };
 

@@ -104,11 +104,7 @@ export async function startTestGateway(
   });
   const server: Server = await new Promise((resolve) => {
     // A short request timeout: a request whose body never arrives whole gets its 408 in tests.
-    const s = createHttpServer(app, { requestTimeoutMs: 1_000, timeoutCheckMs: 250 }).listen(
-      0,
-      '127.0.0.1',
-      () => resolve(s),
-    );
+    const s = createHttpServer(app, { requestTimeoutMs: 1_000 }).listen(0, '127.0.0.1', () => resolve(s));
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const apiKey = await createAccountWithKey(db.pool, { accountName: 'test' });

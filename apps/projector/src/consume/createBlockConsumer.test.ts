@@ -109,7 +109,7 @@ async function startConsumer(
     maxBytesPerPartition: opts.maxBytesPerPartition ?? loadEnv({}).KAFKA_MAX_BYTES_PER_PARTITION,
     maxTransactionBytes: opts.maxTransactionBytes ?? 1, // one block per transaction
     maxRetryDelayMs: 500,
-    unknownAttempts: opts.unknownAttempts ?? 5,
+    unknownAttempts: opts.unknownAttempts,
   });
   cleanups.push(async () => {
     await started.consumer.stop();

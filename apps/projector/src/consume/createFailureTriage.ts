@@ -1,4 +1,4 @@
-import { type Failure, classifyFailure } from '@tributary/runtime';
+import { type Failure, UNKNOWN_ATTEMPTS, classifyFailure } from '@tributary/runtime';
 import type { KafkaMessage } from 'kafkajs';
 import type { ChunkFailedError } from './createChunkPipeline.ts';
 import { splitByBytes } from './splitByBytes.ts';
@@ -28,7 +28,7 @@ export interface FailureTriage {
  * topic with the reason; the rest of the chunk is projected as usual.
  */
 export function createFailureTriage(opts: { unknownAttempts?: number } = {}): FailureTriage {
-  const unknownAttempts = opts.unknownAttempts ?? 5;
+  const unknownAttempts = opts.unknownAttempts ?? UNKNOWN_ATTEMPTS;
   const isolating = new Map<number, bigint>();
   const poison = new Map<string, string>();
   const unknownTries = new Map<string, number>();

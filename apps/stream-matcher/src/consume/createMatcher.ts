@@ -61,7 +61,7 @@ export interface MatcherOptions {
   /** Called once the streams are loaded and before the change consumer runs (tests widen the window with it). */
   afterStreamsLoaded?: () => Promise<void>;
   /** Work waiting and no block evaluated for this long: not ready; for `exitAfterMs`: onFatal. */
-  watchdog: { stallMs: number; exitAfterMs: number; intervalMs?: number };
+  watchdog: { stallMs: number; exitAfterMs: number };
   /** The matcher cannot go on (a consumer kafkajs will not restart, a stall): exit for a restart. */
   onFatal?: (reason: string, err?: unknown) => void;
   /** How often the streams are compared with PostgreSQL, for a change event that never came (0: never). */
@@ -164,7 +164,6 @@ export function createMatcher(opts: MatcherOptions): Matcher {
     logger,
     stallMs: opts.watchdog.stallMs,
     exitAfterMs: opts.watchdog.exitAfterMs,
-    intervalMs: opts.watchdog.intervalMs,
     // Its own partitions' lag: a standby holds none, and is never stalled by the work of the active member.
     backlog: () => lagProbe.lag(assigned),
     onStalled: (reason) => fatal(`stalled: ${reason}`),

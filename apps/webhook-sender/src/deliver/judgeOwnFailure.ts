@@ -1,4 +1,4 @@
-import { type Failure, classifyFailure } from '@tributary/runtime';
+import { type Failure, UNKNOWN_ATTEMPTS, classifyFailure } from '@tributary/runtime';
 
 /** What an error of ours (not the receiver's) asks of a delivery: try again shortly, or set it aside. */
 export type OwnFailureVerdict = { permanent: false; failure: Failure } | { permanent: true; reason: string };
@@ -10,7 +10,7 @@ export type OwnFailureVerdict = { permanent: false; failure: Failure } | { perma
  * for that delivery): then retrying only keeps the job cycling, so the delivery is set aside.
  */
 export function createOwnFailureJudge(opts: { unknownAttempts?: number } = {}) {
-  const unknownAttempts = opts.unknownAttempts ?? 5;
+  const unknownAttempts = opts.unknownAttempts ?? UNKNOWN_ATTEMPTS;
   const unknownTries = new Map<string, number>();
   return {
     judge(deliveryId: string, err: unknown): OwnFailureVerdict {
