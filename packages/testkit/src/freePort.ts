@@ -1,13 +1,45 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** A TCP port on 127.0.0.1 that was free a moment ago (another process may still take it first). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago, for a server started on it later (or
+ * restarted on it after a kill). It is chosen below the kernel's ephemeral range: a port of that
+ * range, what `listen(0)` hands out, can meanwhile become the local port of any outgoing
+ * connection of any process (a pool's, a Kafka client's), and the server's bind then fails with
+ * EADDRINUSE, as a service started by a test, or restarted on its port, did now and then. Below the
+ * range only another listener can take it, and ports are drawn at random so that parallel test
+ * processes rarely draw the same one.
+ */
+export async function freePort(): Promise<number> {
+  const [low, high] = listenerRange();
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port found in ${low}-${high - 1}`);
+}
+
+/** Where freePort draws from: the 12,000 ports under the ephemeral range, none below 10,000. */
+export function listenerRange(): [low: number, high: number] {
+  const high = ephemeralLow();
+  return [Math.max(10_000, high - 12_000), high];
+}
+
+/** The kernel's first ephemeral port (Linux: ip_local_port_range; elsewhere the IANA range's 49152). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 11_000) return low;
+  } catch {
+    // not Linux
+  }
+  return 49_152;
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
