@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createPool } from '@tributary/db';
 import { DELIVERY_BATCH_SIZE, enqueueDeliveries } from '@tributary/webhooks';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 import { cpuShares, cpuSnapshot } from './cpuShares.ts';
 import {
   createBenchDatabase,
@@ -13,7 +14,6 @@ import {
   unique,
   writeResult,
 } from '@tributary/testkit/bench';
-import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 /**
  * Deliveries per second from N real webhook-sender processes to a fast receiver in its own

@@ -10,7 +10,7 @@ import {
   startRedisServer,
   uniqueName,
 } from '@tributary/testkit';
-
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   enqueueTestDeliveries,
@@ -21,7 +21,6 @@ import {
   startSenderProcess,
   until,
 } from './testing/senderFixtures.ts';
-import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 // A sender that starts while Redis is away (a host reboot brings the services up first; Redis
 // restarts while the sender restarts) waits for it, then delivers: its queue clients are not left

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createPool } from '@tributary/db';
 import { createAccountWithKey } from '@tributary/db/accounts';
 import { enqueueDeliveries } from '@tributary/webhooks';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 import type { Queue } from 'bullmq';
 import {
   REPO_ROOT,
@@ -20,7 +21,6 @@ import {
   writeResult,
 } from '@tributary/testkit/bench';
 import { readMetric } from '../src/harness/readMetric.ts';
-import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 /**
  * Throughput of one process of the webhook-sender and of the gateway, then of two on the same

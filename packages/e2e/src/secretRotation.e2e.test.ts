@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { insertDelivery } from '@tributary/db/streams';
 import { getTestSettings, uniqueName } from '@tributary/testkit';
 import { enqueueDelivery, serializeWebhook } from '@tributary/webhooks';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 import type { Queue } from 'bullmq';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
@@ -12,7 +13,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type GatewayClient, createGatewayClient } from './harness/createGatewayClient.ts';
 import { type Pipeline, startPipeline } from './harness/startPipeline.ts';
 import { waitFor } from './harness/waitFor.ts';
-import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 // A secret rotated through POST /settings while retries are in flight, with the gateway and the
 // webhook-sender as processes. The receiver is a customer's: it verifies x-signature (keccak256 of

@@ -20,11 +20,10 @@ import {
   type TestDatabase,
   uniqueName,
 } from '@tributary/testkit';
-
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_USAGE } from './runAdmin.ts';
-import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 // Two accounts and three streams on the real PostgreSQL, deliveries in every status, and the
 // real Redis queue: the admin command run as an operator runs it, its output and exit code.

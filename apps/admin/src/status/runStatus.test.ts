@@ -19,12 +19,11 @@ import {
 } from '@tributary/testkit';
 import { createKafka } from '@tributary/bus';
 import { createLogger } from '@tributary/runtime';
-
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStatus } from './runStatus.ts';
 import { loadStatusEnv } from './statusEnv.ts';
-import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 // A deployment with something wrong in every part, on the real servers: a follower 20 blocks
 // behind a real anvil, tables behind the follower, a consumer group behind the topic, jobs that no

@@ -7,13 +7,12 @@ import { createLogger } from '@tributary/runtime';
 import type { FullBlockEvent } from '@tributary/schema';
 import { TRANSFER_TOPIC, validateStreamConfig } from '@tributary/stream-rules';
 import { createTestDatabase, type TestDatabase, getTestSettings, uniqueName } from '@tributary/testkit';
-
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStreamStore } from '../load/createStreamStore.ts';
 import { createBlockReaders } from '../read/createBlockReaders.ts';
 import { createBlockHandler } from './handleBlockEvent.ts';
-import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 // One tenant's stream that takes long to evaluate must not delay the others block after block:
 // over its time budget on one block, it is no longer evaluated, and its owner is told why.

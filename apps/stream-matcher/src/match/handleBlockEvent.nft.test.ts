@@ -22,7 +22,7 @@ import {
   startAnvil,
   uniqueName,
 } from '@tributary/testkit';
-
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 import type { Queue } from 'bullmq';
 import Moralis from 'moralis';
 import { EvmStreamResult } from 'moralis/common-streams-utils';
@@ -35,7 +35,6 @@ import { createBlockReaders } from '../read/createBlockReaders.ts';
 import { blockEventFromChain } from '../testing/blockEventFromChain.ts';
 import { loadEnv } from '../env.ts';
 import { createBlockHandler } from './handleBlockEvent.ts';
-import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 /** The deployment's STREAM_BLOCK_BUDGET_MS (env.ts). */
 const BUDGET_MS = loadEnv({ DATABASE_URL: 'postgres://unused' }).STREAM_BLOCK_BUDGET_MS;

@@ -15,7 +15,7 @@ import {
   type TestDatabase,
   uniqueName,
 } from '@tributary/testkit';
-
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 import type { Queue } from 'bullmq';
 import {
   type Address,
@@ -33,7 +33,6 @@ import { type BlockReaders, createBlockReaders } from '../read/createBlockReader
 import { blockEventFromChain } from '../testing/blockEventFromChain.ts';
 import { loadEnv } from '../env.ts';
 import { createBlockHandler } from './handleBlockEvent.ts';
-import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 /** The deployment's STREAM_BLOCK_BUDGET_MS (env.ts). */
 const BUDGET_MS = loadEnv({ DATABASE_URL: 'postgres://unused' }).STREAM_BLOCK_BUDGET_MS;

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { getTestSettings, uniqueName } from '@tributary/testkit';
 import { webhookJob } from '@tributary/schema';
 import { enqueueDeliveries } from '@tributary/webhooks';
+import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 
 // The enqueue contract the matcher uses (@tributary/webhooks), checked where its jobs are consumed.
 let queue: Queue;

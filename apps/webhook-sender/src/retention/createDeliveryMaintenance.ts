@@ -60,7 +60,7 @@ const EXPIRE_BATCH = 5_000;
  * `passEveryMs`, the day partitions of the next `AHEAD_DAYS` days are made, the days whose time is
  * up are dropped (their rows still pending, held or failed moved first), and rows of the default
  * partition whose time is up are removed; each `foldEveryMs`, the counters' deltas are folded.
- * Each step is a transaction of its own that waits at most `lockTimeoutMs` for a table lock, so
+ * Each step is a transaction of its own that waits at most `LOCK_TIMEOUT_MS` for a table lock, so
  * it never queues the deliveries behind a long statement; a step that fails is tried again on the
  * next pass.
  */
@@ -75,8 +75,6 @@ export function createDeliveryMaintenance(deps: {
   onPass?: (pass: MaintenancePass) => void;
 }): DeliveryMaintenance {
   const now = deps.now ?? (() => new Date());
-  const moveLimit = MOVE_LIMIT;
-  const lockTimeoutMs = LOCK_TIMEOUT_MS;
   const locked = <T>(work: (client: PoolClient) => Promise<T>) =>
     withDeliveryMaintenanceLock(deps.pool, work);
 
@@ -109,7 +107,7 @@ export function createDeliveryMaintenance(deps: {
     for (let i = 0; i <= AHEAD_DAYS; i++) {
       const day = utcDay(at, i);
       if (existing.has(day)) continue;
-      const result = await locked((client) => createDeliveryDay(client, day, lockTimeoutMs));
+      const result = await locked((client) => createDeliveryDay(client, day, LOCK_TIMEOUT_MS));
       if (result === undefined) return false;
       if (result === 'created') done.created.push(day);
       if (result === 'blocked') done.blocked.push(day);
@@ -120,7 +118,11 @@ export function createDeliveryMaintenance(deps: {
     );
     for (const day of due) {
       const dropped = await locked(async (client) => ({
-        result: await dropDeliveryDay(client, day, { failedCutoff, moveLimit, lockTimeoutMs }),
+        result: await dropDeliveryDay(client, day, {
+          failedCutoff,
+          moveLimit: MOVE_LIMIT,
+          lockTimeoutMs: LOCK_TIMEOUT_MS,
+        }),
       }));
       if (dropped === undefined) return false;
       if (dropped.result) done.dropped.push(dropped.result);
@@ -156,7 +158,7 @@ export function createDeliveryMaintenance(deps: {
       );
     if (deferred.length > 0)
       deps.logger.warn(
-        { days: deferred, moveLimit },
+        { days: deferred, moveLimit: MOVE_LIMIT },
         'days due kept whole: too many held or failed deliveries to move; dropped once those expire',
       );
     if (expired.delivered + expired.held + expired.failed > 0)

@@ -8,8 +8,8 @@ import { insertDelivery, insertStream, setDeliveryJobs } from '@tributary/db/str
 import { type TestDatabase, getTestSettings } from '@tributary/testkit';
 import { launchApp } from '@tributary/testkit/bench';
 import { assignDeliveryJobs, enqueueAssignedDeliveries } from '@tributary/webhooks';
-import type { Queue } from 'bullmq';
 import { openTestWebhookQueue } from '@tributary/webhooks/testing';
+import type { Queue } from 'bullmq';
 
 /**
  * Starts src/main.ts against the test servers, on its own queue and topic prefixes, with `env`
