@@ -52,6 +52,7 @@ export function serviceSample(series: readonly PromSeries[]): ServiceSample | nu
     rssBytes: rss,
     heapUsedBytes: v('nodejs_heap_size_used_bytes') ?? Number.NaN,
     heapTotalBytes: v('nodejs_heap_size_total_bytes') ?? Number.NaN,
+    heapLiveBytes: v('nodejs_heap_live_bytes') ?? Number.NaN,
     externalBytes: v('nodejs_external_memory_bytes') ?? Number.NaN,
     eventLoopP50Ms: ms('nodejs_eventloop_lag_p50_seconds'),
     eventLoopP99Ms: ms('nodejs_eventloop_lag_p99_seconds'),

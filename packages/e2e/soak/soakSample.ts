@@ -5,6 +5,8 @@ export interface ServiceSample {
   rssBytes: number;
   heapUsedBytes: number;
   heapTotalBytes: number;
+  /** Heap used just after the last full collection (runtime's nodejs_heap_live_bytes): what it retains. */
+  heapLiveBytes: number;
   externalBytes: number;
   /** Event-loop delay percentiles over the interval since the previous scrape (prom-client resets them). */
   eventLoopP50Ms: number;

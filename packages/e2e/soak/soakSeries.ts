@@ -31,6 +31,8 @@ export function soakSeries(samples: readonly SoakSample[]): Series[] {
     for (const [app, p] of Object.entries(s.services)) {
       add(`${app} RSS`, 'memory', 'bytes', s, p.rssBytes);
       add(`${app} heap used`, 'memory', 'bytes', s, p.heapUsedBytes);
+      // The leak figure: what the heap retains (heap used saws with garbage; RSS follows V8's sizing).
+      add(`${app} live heap (after a full GC)`, 'memory', 'bytes', s, p.heapLiveBytes);
       add(`${app} external memory`, 'memory', 'bytes', s, p.externalBytes);
       // Where RSS lives, to tell V8 sizing its heap from native growth (allocator, buffers): reported.
       add(`${app} V8 heap committed`, 'info', 'bytes', s, p.heapTotalBytes);

@@ -154,6 +154,7 @@ function sample(m: number): SoakSample {
     rssBytes: rss,
     heapUsedBytes: 50 * MiB + wobble * MiB,
     heapTotalBytes: 80 * MiB,
+    heapLiveBytes: 40 * MiB,
     externalBytes: 5 * MiB,
     eventLoopP50Ms: 1,
     eventLoopP99Ms: 10 + wobble,
