@@ -7,6 +7,8 @@ export interface Growth {
   quantity: string;
   kind: SeriesKind;
   unit: Series['unit'];
+  /** Its points are events (full collections), not samples (see Series). */
+  perEvent?: true;
   samples: number;
   first: number;
   last: number;
@@ -73,6 +75,7 @@ export function judgeGrowth(series: Series, warmupHours: number): Growth {
     quantity: series.name,
     kind: series.kind,
     unit: series.unit,
+    ...(series.perEvent ? { perEvent: series.perEvent } : {}),
     samples: points.length,
     first: values[0] ?? Number.NaN,
     last: values[values.length - 1] ?? Number.NaN,

@@ -13,26 +13,45 @@ export interface Series {
   unit: 'bytes' | 'bytes/s' | 'ms' | 's' | '/s' | 'count' | 'cores';
   /** x: hours since the load started; y: the value. */
   points: { x: number; y: number }[];
+  /**
+   * A point per event (a full collection), not per sample: too few of them means the events were
+   * rare, which leaves no goal unknown.
+   */
+  perEvent?: true;
 }
 
 /** Every quantity of the samples as a series over time (a value a sample lacks is left out). */
 export function soakSeries(samples: readonly SoakSample[]): Series[] {
   const all = new Map<string, Series>();
-  const add = (name: string, kind: SeriesKind, unit: Series['unit'], s: SoakSample, y: number | null) => {
+  const add = (
+    name: string,
+    kind: SeriesKind,
+    unit: Series['unit'],
+    s: SoakSample,
+    y: number | null,
+    perEvent?: true,
+  ) => {
     if (y === null || !Number.isFinite(y)) return;
     let series = all.get(name);
     if (!series) {
-      series = { name, kind, unit, points: [] };
+      series = perEvent ? { name, kind, unit, points: [], perEvent } : { name, kind, unit, points: [] };
       all.set(name, series);
     }
     series.points.push({ x: s.minute / 60, y });
   };
+  // The live heap changes only at a full collection: one point per collection (a sample whose value
+  // is the previous one's saw none), so a service that collected rarely has few points, not many
+  // equal ones that would call it flat.
+  const lastLive = new Map<string, number>();
   for (const s of samples) {
     for (const [app, p] of Object.entries(s.services)) {
       add(`${app} RSS`, 'memory', 'bytes', s, p.rssBytes);
       add(`${app} heap used`, 'memory', 'bytes', s, p.heapUsedBytes);
       // The leak figure: what the heap retains (heap used saws with garbage; RSS follows V8's sizing).
-      add(`${app} live heap (after a full GC)`, 'memory', 'bytes', s, p.heapLiveBytes);
+      if (p.heapLiveBytes !== lastLive.get(app)) {
+        lastLive.set(app, p.heapLiveBytes);
+        add(`${app} live heap (after a full GC)`, 'memory', 'bytes', s, p.heapLiveBytes, true);
+      }
       add(`${app} external memory`, 'memory', 'bytes', s, p.externalBytes);
       // Where RSS lives, to tell V8 sizing its heap from native growth (allocator, buffers): reported.
       add(`${app} V8 heap committed`, 'info', 'bytes', s, p.heapTotalBytes);

@@ -78,7 +78,7 @@ export function summarizeSoak(
   const goal = (offenders: string[], related: Growth[]) => ({
     status: (offenders.length > 0
       ? 'missed'
-      : related.some((g) => g.verdict === 'too few samples')
+      : related.some((g) => g.verdict === 'too few samples' && !g.perEvent)
         ? 'unknown'
         : 'met') as GoalStatus,
     offenders,

@@ -150,11 +150,11 @@ describe('parsePrometheus', () => {
 function sample(m: number): SoakSample {
   const h = m / 60;
   const wobble = m % 2 === 0 ? 1 : -1;
-  const service = (rss: number) => ({
+  const service = (rss: number, live = 40 * MiB) => ({
     rssBytes: rss,
     heapUsedBytes: 50 * MiB + wobble * MiB,
     heapTotalBytes: 80 * MiB,
-    heapLiveBytes: 40 * MiB,
+    heapLiveBytes: live,
     externalBytes: 5 * MiB,
     eventLoopP50Ms: 1,
     eventLoopP99Ms: 10 + wobble,
@@ -165,8 +165,8 @@ function sample(m: number): SoakSample {
     at: new Date(Date.UTC(2026, 0, 1, 0, m)).toISOString(),
     services: {
       projector: service(200 * MiB + wobble * MiB),
-      // A leak: 20 MiB an hour on 200 MiB, 10 %/h.
-      'stream-matcher': service(200 * MiB + 20 * MiB * h),
+      // A leak: 20 MiB an hour on 200 MiB, 10 %/h; its heap's full collections come every 10 minutes.
+      'stream-matcher': service(200 * MiB + 20 * MiB * h, 40 * MiB + 20 * MiB * (Math.floor(m / 10) / 6)),
     },
     unplannedExits: {},
     postgres: {
@@ -220,6 +220,10 @@ describe('summarizeSoak', () => {
     expect(growth('stream-matcher RSS').perHour).toBeCloseTo(20 * MiB, 0);
     expect(growth('stream-matcher RSS').verdict).toBe('grows');
     expect(growth('projector RSS').verdict).toBe('flat');
+    // The live heap: a point per full collection, not per sample.
+    expect(growth('stream-matcher live heap (after a full GC)').samples).toBe(6);
+    expect(growth('stream-matcher live heap (after a full GC)').verdict).toBe('grows');
+    expect(growth('projector live heap (after a full GC)').samples).toBe(0);
     expect(growth('redis used memory').verdict).toBe('flat');
     expect(growth('table deliveries').perHour).toBeCloseTo(0.8 * GiB, 0);
     expect(growth('webhook latency p99 (block mined → unconfirmed webhook)').verdict).toBe('flat');
@@ -251,7 +255,10 @@ describe('summarizeSoak', () => {
 
   it('judges the goals and names what missed them', () => {
     expect(summary.goals).toEqual({
-      memoryFlat: { status: 'missed', offenders: ['stream-matcher RSS'] },
+      memoryFlat: {
+        status: 'missed',
+        offenders: ['stream-matcher RSS', 'stream-matcher live heap (after a full GC)'],
+      },
       latencySteady: { status: 'met', offenders: [] },
       deliveryRateSteady: { status: 'met', offenders: [] },
       diskBoundedByRetention: { status: 'met', offenders: [] },
