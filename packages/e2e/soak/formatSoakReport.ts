@@ -60,7 +60,8 @@ export function formatSoakReport(samples: readonly SoakSample[], s: SoakSummary,
           g.laterHalf === null
             ? '-'
             : `${g.laterHalf.perHour >= 0 ? '+' : ''}${value(g, g.laterHalf.perHour)} ± ${value(g, 2 * g.laterHalf.perHourStdErr)}`,
-          g.verdict,
+          // A point per full collection: how many there were is part of the verdict.
+          g.perEvent ? `${g.verdict} (${g.samples} full GCs)` : g.verdict,
         ],
         58,
       ),
