@@ -8,6 +8,7 @@ import { createWebhookPoster, openWebhookQueue } from '@tributary/webhooks';
 import { Redis } from 'ioredis';
 import { createApp } from './app/createApp.ts';
 import { createHttpServer } from './app/createHttpServer.ts';
+import { createPublicListener } from './app/createPublicListener.ts';
 import { appSettingsOf, loadEnv } from './env.ts';
 import { withSessionSettings } from './db-settings/withSessionSettings.ts';
 import { createStreamServices } from './streams/createStreamServices.ts';
@@ -76,6 +77,15 @@ const webhookPoster = createWebhookPoster({
 health.addCheck('redis', async () => {
   await redis.ping();
 });
+// Ready means the public port takes requests (it is listened on last; a predecessor may still hold it).
+const publicPort = createPublicListener({
+  host: env.HTTP_HOST,
+  port: env.HTTP_PORT,
+  retryForMs: env.SHUTDOWN_DEADLINE_MS,
+  signal: shutdown.signal,
+  onTaken: (attempt, err) => logger.warn({ attempt, err: err.message }, 'public port taken; trying again'),
+});
+health.addCheck('http', () => publicPort.check());
 
 // Metrics and the readiness of each dependency, on the ops port only (loopback by default): the
 // public port says only whether the gateway is ready.
@@ -111,11 +121,8 @@ const app = createApp({
   mountStreams: (router) => mountStreamRoutes(router, streams.deps),
 });
 
-const server = createHttpServer(app, env.httpLimits).listen(env.HTTP_PORT, env.HTTP_HOST);
-await new Promise<void>((resolve, reject) => {
-  server.once('listening', resolve);
-  server.once('error', reject);
-});
+const server = createHttpServer(app, env.httpLimits);
+await publicPort.listen(server);
 
 const refusedConnections = new Counter({
   name: 'tributary_gateway_connections_refused_total',

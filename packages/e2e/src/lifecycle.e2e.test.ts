@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { type Server, createServer } from 'node:net';
+import { freePort } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pipeline, startPipeline } from './harness/startPipeline.ts';
 import type { AppName } from '@tributary/testkit/bench';
@@ -10,6 +12,7 @@ const DEADLINE_MS = 10_000;
 // SIGTERM stops taking work, drains and exits 0 well within its shutdown deadline.
 describe('service lifecycle', () => {
   let pipeline: Pipeline;
+  let gatewayOpsPort: number;
 
   beforeAll(async () => {
     pipeline = await startPipeline({
@@ -17,6 +20,7 @@ describe('service lifecycle', () => {
       apps: APPS,
       env: Object.fromEntries(APPS.map((a) => [a, { SHUTDOWN_DEADLINE_MS: String(DEADLINE_MS) }])),
     });
+    gatewayOpsPort = pipeline.running('gateway')!.port;
   });
   afterAll(async () => {
     await pipeline?.close();
@@ -86,6 +90,54 @@ describe('service lifecycle', () => {
       expect(await pipeline.stop(app)).toEqual({ code: 0, signal: null });
     });
   }
+
+  // Its ops port answers while the rest is still built: ready must mean that the public port takes
+  // requests, or the first ones meet a port nobody listens on. A port held by another process (a
+  // predecessor still draining) is waited for, and said so.
+  it('gateway: not ready while its public port is taken, then ready and serving once it is let go', async () => {
+    const held = await freePort();
+    const holder: Server = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => holder.listen(held, '127.0.0.1', resolve));
+    let released = false;
+    let settled = false;
+    const started = pipeline.start('gateway', { HTTP_PORT: String(held) }).finally(() => {
+      settled = true;
+    });
+    try {
+      // Every /readyz answer of its ops port until it is seen waiting for the port.
+      const answers: { status: number; checks?: Record<string, { ok: boolean; error?: string }> }[] = [];
+      const waiting = () =>
+        answers.some((a) => a.checks?.['http']?.error?.includes('is taken by another process'));
+      while (!waiting() && !settled) {
+        try {
+          const res = await fetch(`http://127.0.0.1:${gatewayOpsPort}/readyz`, {
+            signal: AbortSignal.timeout(2_000),
+          });
+          answers.push({ status: res.status, ...((await res.json()) as object) });
+        } catch {
+          // not listening yet
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(answers.filter((a) => a.status === 200)).toEqual([]);
+      expect(settled).toBe(false);
+      await new Promise((resolve) => holder.close(resolve));
+      released = true;
+      await started;
+      const ready = await fetch(`http://127.0.0.1:${held}/readyz`);
+      expect({ status: ready.status, body: await ready.json() }).toEqual({
+        status: 200,
+        body: { status: 'ok' },
+      });
+      expect(readFileSync(pipeline.running('gateway')!.logFile, 'utf8')).toContain(
+        'public port taken; trying again',
+      );
+    } finally {
+      if (!released) await new Promise((resolve) => holder.close(resolve));
+      await started.catch(() => undefined);
+      if (pipeline.running('gateway')) await pipeline.stop('gateway');
+    }
+  });
 });
 
 // The README's metrics table: | service | `name` | type | `label`, ... | what |

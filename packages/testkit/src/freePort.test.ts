@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
 import { type Server, type Socket, connect, createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, listenerRange } from './freePort.ts';
+import { REPO_ROOT } from './repoRoot.ts';
 
 // A port handed out for a server started (or restarted) later must not be one the kernel may give
 // to an outgoing connection meanwhile: the server's bind would then fail with EADDRINUSE.
@@ -54,6 +57,39 @@ describe('freePort', () => {
       expect(others).not.toContain(p);
     } finally {
       await new Promise((resolve) => listener.close(resolve));
+    }
+  });
+
+  it('never gives a port that another living process drew, before its server listens on it', async () => {
+    // Another test process draws 300 ports and starts nothing on them yet (a service still booting).
+    const script = `
+      import { freePort } from ${JSON.stringify(fileURLToPath(new URL('./freePort.ts', import.meta.url)))};
+      const ports = [];
+      for (let i = 0; i < 300; i++) ports.push(await freePort());
+      console.log(JSON.stringify(ports));
+      process.stdin.resume();
+    `;
+    const other = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: REPO_ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    try {
+      const theirs = await new Promise<number[]>((resolve, reject) => {
+        let out = '';
+        other.stdout.on('data', (chunk) => {
+          out += String(chunk);
+          if (out.includes('\n')) resolve(JSON.parse(out));
+        });
+        other.once('exit', (code) => reject(new Error(`the other process exited with ${code}`)));
+      });
+      expect(new Set(theirs).size).toBe(300);
+      // Drawn at random from 12,000 ports, 300 against 300 would meet about 7 times.
+      const ours = new Set<number>();
+      for (let i = 0; i < 300; i++) ours.add(await freePort());
+      expect(ours.size).toBe(300);
+      expect(theirs.filter((p) => ours.has(p))).toEqual([]);
+    } finally {
+      other.kill('SIGKILL');
     }
   });
 });

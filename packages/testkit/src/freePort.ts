@@ -1,3 +1,4 @@
+import { type Socket as UdpSocket, createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
@@ -9,14 +10,45 @@ import { createServer } from 'node:net';
  * EADDRINUSE, as a service started by a test, or restarted on its port, did now and then. Below the
  * range only another listener can take it, and ports are drawn at random so that parallel test
  * processes rarely draw the same one.
+ *
+ * Rarely is not never: two test processes could draw the same free port, and the first server to
+ * start took it while the other's readiness poll got its answer from the wrong process. So a port
+ * handed out stays reserved for the life of this process, by a UDP socket bound to the same
+ * number (TCP and UDP ports are separate spaces: the server's TCP bind is unaffected). Every
+ * process that draws through freePort skips a port whose UDP twin is bound, and the kernel
+ * frees the reservation when this process ends, however it ends.
  */
 export async function freePort(): Promise<number> {
   const [low, high] = listenerRange();
-  for (let attempt = 0; attempt < 100; attempt++) {
+  for (let attempt = 0; attempt < 200; attempt++) {
     const port = low + Math.floor(Math.random() * (high - low));
-    if (await canListen(port)) return port;
+    const reservation = await reserve(port);
+    if (!reservation) continue;
+    if (await canListen(port)) {
+      reservations.push(reservation);
+      return port;
+    }
+    reservation.close();
   }
   throw new Error(`no free port found in ${low}-${high - 1}`);
+}
+
+/** UDP sockets that keep this process's ports from being drawn by another process. */
+const reservations: UdpSocket[] = [];
+
+/** A UDP socket bound to 127.0.0.1:port, or undefined when a process (this one included) holds it. */
+function reserve(port: number): Promise<UdpSocket | undefined> {
+  return new Promise((resolve) => {
+    const socket = createSocket('udp4');
+    socket.once('error', () => {
+      socket.close();
+      resolve(undefined);
+    });
+    socket.bind(port, '127.0.0.1', () => {
+      socket.unref();
+      resolve(socket);
+    });
+  });
 }
 
 /** Where freePort draws from: the 12,000 ports under the ephemeral range, none below 10,000. */
