@@ -27,6 +27,8 @@ export interface DriveResult {
   reorgs: ReorgDone[];
   /** Blocks whose activity failed (a transaction reverted or was not sent): their blocks still count from the chain. */
   errors: string[];
+  /** The round number a block mined after these would act with (rounds keep each block's values distinct). */
+  nextRound: number;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function driveBlocks(opts: {
   onRound?: (round: number) => void;
   log: (line: string) => void;
 }): Promise<DriveResult> {
-  const result: DriveResult = { blocks: 0, orphaned: new Map(), reorgs: [], errors: [] };
+  const result: DriveResult = { blocks: 0, orphaned: new Map(), reorgs: [], errors: [], nextRound: 0 };
   let round = 0;
   const mine = async (every = false): Promise<MinedBlock | undefined> => {
     const r = round++;
@@ -83,6 +85,7 @@ export async function driveBlocks(opts: {
     else await mine();
     opts.onRound?.(i);
   }
+  result.nextRound = round;
   return result;
 
   async function reorg(depth: number): Promise<ReorgDone> {

@@ -246,7 +246,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     // one block more in which each late stream's kind acts makes every late stream due.
     const lateKinds = kinds.filter((k) => lateStreams.some((s) => s.kind === k.name));
     await driver.mineBlock(async (send) => {
-      await Promise.all(lateKinds.map((k) => k.act(send, rounds + 1_000)));
+      await Promise.all(lateKinds.map((k) => k.act(send, driven.nextRound)));
     });
     // Every block confirmed: the confirmed webhooks of the last blocks are due too.
     await driver.mineEmpty(CHAOS_CONFIRMATIONS + 2);
