@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createTestDatabase, freePort, getTestSettings, startAnvil, uniqueName } from '@tributary/testkit';
 import { describe, expect, it } from 'vitest';
 import { type ProcessInfo, descendantsOf, readProcess, readProcesses } from './harness/readProcesses.ts';
-import { REPO_ROOT } from '@tributary/testkit/bench';
+import { REPO_ROOT, TEST_RUN_VARIABLE } from '@tributary/testkit/bench';
 import { tail } from './harness/startService.ts';
 import { waitFor } from './harness/waitFor.ts';
 
@@ -14,7 +14,8 @@ import { waitFor } from './harness/waitFor.ts';
 // supervisor and after another service's supervisor was SIGKILLed: npm is back within the services'
 // shutdown deadline, and nothing it started is left, found by the processes and process groups seen
 // while it ran, by an environment variable every process of it inherits, and by any process started
-// since that runs from the clone or has its cwd there.
+// since that runs from the clone or has its cwd there and is not another test's (every process a test
+// starts carries the run's id, so one whose test process died, still stopping, is known as the run's).
 const DEADLINE_MS = 5_000;
 // The deadline, the supervisor's second before its SIGKILL, and the slack of a loaded 2-core machine.
 const STOPPED_WITHIN_MS = DEADLINE_MS + 4_000;
@@ -41,7 +42,7 @@ describe('npm start', () => {
     };
     const anvil = await startAnvil({ blockTime: 1 });
     const db = await createTestDatabase();
-    const stack = createStackWatch({ marker, dataDir });
+    const stack = createStackWatch({ marker, dataDir, testRun: `${TEST_RUN_VARIABLE}=${settings.runId}` });
     let npm: ChildProcess | undefined;
     const diagnostics = () => `npm start's output (${output}):\n${tail(output, 40)}`;
     try {
@@ -118,10 +119,10 @@ describe('npm start', () => {
       await Promise.race([exited, sleep(STOPPED_WITHIN_MS + 10_000)]);
       const tookMs = Date.now() - stopAt;
       const left = stack.leftovers().map(describeProcess);
-      expect({ npmExited: started.exitCode !== null || started.signalCode !== null, left }).toEqual({
-        npmExited: true,
-        left: [],
-      });
+      expect(
+        { npmExited: started.exitCode !== null || started.signalCode !== null, left },
+        `left running:\n${left.join('\n')}\n${diagnostics()}`,
+      ).toEqual({ npmExited: true, left: [] });
       expect(tookMs).toBeLessThanOrEqual(STOPPED_WITHIN_MS);
       // The supervisors' records of their process groups went with them.
       expect(readdirSync(join(dataDir, 'run'))).toEqual([]);
@@ -139,7 +140,7 @@ describe('npm start', () => {
  * What `npm start` (the process `begin` is given) started: every process below it and the groups
  * they lead, seen at each `look`, and afterwards any process that is still one of them.
  */
-function createStackWatch(opts: { marker: string; dataDir: string }) {
+function createStackWatch(opts: { marker: string; dataDir: string; testRun: string }) {
   let npmPid = 0;
   let since = 0;
   /** Every process of the stack seen, by pid (the first one seen with that pid). */
@@ -172,7 +173,9 @@ function createStackWatch(opts: { marker: string; dataDir: string }) {
      * The processes of the stack alive now (not counting those exited but not yet reaped): one seen
      * while it ran (same pid and start time), one in a process group such a process led, one with the
      * stack's variable in its environment, or one started since npm start whose command line or cwd
-     * is in the clone or the data dir and that is not a process of this test run.
+     * is in the clone or the data dir and that is not a process of this test run: not below vitest,
+     * and without the run's id (which a service another test started keeps after that test's
+     * process died, while it stops on its own).
      */
     leftovers(): ProcessInfo[] {
       const all = readProcesses().filter((p) => p.state !== 'Z');
@@ -192,6 +195,7 @@ function createStackWatch(opts: { marker: string; dataDir: string }) {
           p.environ.includes(opts.marker) ||
           (p.startTime >= since &&
             !ours.has(p.pid) &&
+            !p.environ.includes(opts.testRun) &&
             !testServers(p) &&
             (inside(p.cwd) || inside(` ${p.cmdline}`))),
       );

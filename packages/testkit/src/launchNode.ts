@@ -12,10 +12,16 @@ export const APP_NAMES = [
   'gateway',
 ] as const;
 export type AppName = (typeof APP_NAMES)[number];
+/** Set by the testkit's globalSetup for the run's workers; launchNode passes it on to every child. */
+export const TEST_RUN_VARIABLE = 'TRIBUTARY_TEST_RUN_ID';
 const EXIT_WITH_PARENT = fileURLToPath(new URL('./exitWithParent.mjs', import.meta.url));
 
 export interface LaunchOptions {
-  /** The child's whole environment (callers add `process.env` when the child should inherit it). */
+  /**
+   * The child's whole environment (callers add `process.env` when the child should inherit it);
+   * the test run's id (TRIBUTARY_TEST_RUN_ID) is always added, so a process a test started is
+   * known as the run's even after its parent died.
+   */
   env: NodeJS.ProcessEnv;
   /** Where stdout and stderr go (stdin is always the pipe that ties the child to this process). */
   stdout: 'pipe' | 'ignore' | 'inherit' | number;
@@ -53,12 +59,18 @@ export function launchNode(cwd: string, script: string, opts: LaunchOptions): Ch
       script,
       ...(opts.args ?? []),
     ],
-    { cwd, env: opts.env, stdio: ['pipe', opts.stdout, opts.stderr] },
+    { cwd, env: { ...opts.env, ...testRunMarker() }, stdio: ['pipe', opts.stdout, opts.stderr] },
   );
   running.add(child);
   child.once('exit', () => running.delete(child));
   if (!process.listeners('exit').includes(killRunning)) process.once('exit', killRunning);
   return child;
+}
+
+/** The variable that names the test run this process belongs to (globalSetup sets it), if any. */
+function testRunMarker(): NodeJS.ProcessEnv {
+  const runId = process.env[TEST_RUN_VARIABLE];
+  return runId ? { [TEST_RUN_VARIABLE]: runId } : {};
 }
 
 /** One service of ours, from its source: `launchNode(apps/<app>, 'src/main.ts')`. */
