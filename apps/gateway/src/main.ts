@@ -122,8 +122,6 @@ const app = createApp({
 });
 
 const server = createHttpServer(app, env.httpLimits);
-await publicPort.listen(server);
-
 const refusedConnections = new Counter({
   name: 'tributary_gateway_connections_refused_total',
   help: 'Connections closed as soon as accepted: HTTP_MAX_CONNECTIONS were open',
@@ -132,8 +130,10 @@ const refusedConnections = new Counter({
 server.on('drop', () => refusedConnections.inc());
 
 // Stop accepting, let in-flight requests finish (idle keep-alive sockets are closed at once),
-// then close the pools.
+// then close the pools. Registered before listening: a stop while the public port is still taken
+// closes what was built.
 shutdown.register('http-server', 'intake', async () => {
+  if (!server.listening) return;
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();
@@ -150,4 +150,7 @@ shutdown.register('redis', 'close', async () => {
 });
 shutdown.register('postgres', 'close', () => pool.end());
 
-logger.info({ host: env.HTTP_HOST, port: (server.address() as AddressInfo).port }, 'gateway listening');
+// False: stopped while another process held the port; the shutdown above is already under way.
+if (await publicPort.listen(server)) {
+  logger.info({ host: env.HTTP_HOST, port: (server.address() as AddressInfo).port }, 'gateway listening');
+}

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Server, createServer } from 'node:net';
 import { freePort } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +96,8 @@ describe('service lifecycle', () => {
   // requests, or the first ones meet a port nobody listens on. A port held by another process (a
   // predecessor still draining) is waited for, and said so.
   it('gateway: not ready while its public port is taken, then ready and serving once it is let go', async () => {
+    // Its ops port is the pipeline's gateway's: that one stops first (the test above stops it too).
+    if (pipeline.running('gateway')) await pipeline.stop('gateway');
     const held = await freePort();
     const holder: Server = createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => holder.listen(held, '127.0.0.1', resolve));
@@ -136,6 +139,41 @@ describe('service lifecycle', () => {
       if (!released) await new Promise((resolve) => holder.close(resolve));
       await started.catch(() => undefined);
       if (pipeline.running('gateway')) await pipeline.stop('gateway');
+    }
+  });
+
+  // A stop while it waits for a taken port is a stop like any other: its shutdown runs, it exits 0,
+  // and nothing logs an error (before: the wait's rejection escaped as an uncaught exception).
+  it('gateway: a SIGTERM while its public port is taken stops it cleanly', async () => {
+    // Its ops port is the pipeline's gateway's: that one stops first (the tests above stop it too).
+    if (pipeline.running('gateway')) await pipeline.stop('gateway');
+    const held = await freePort();
+    const holder: Server = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => holder.listen(held, '127.0.0.1', resolve));
+    const logFile = join(pipeline.logDir, 'gateway.log');
+    const from = statSync(logFile).size;
+    const started = pipeline.start('gateway', { HTTP_PORT: String(held) });
+    try {
+      const since = () => readFileSync(logFile, 'utf8').slice(from);
+      let pid: number | undefined;
+      while (pid === undefined) {
+        const line = since()
+          .split('\n')
+          .find((l) => l.includes('public port taken; trying again'));
+        if (line) pid = (JSON.parse(line) as { pid: number }).pid;
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      process.kill(pid, 'SIGTERM');
+      await expect(started).rejects.toThrow(/exited \(code 0, signal null\) before it was ready/);
+      const lines = since()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level: string; msg: string });
+      expect(lines.filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
+      expect(lines.map((l) => l.msg)).toContain('shutdown complete');
+    } finally {
+      await started.catch(() => undefined);
+      await new Promise((resolve) => holder.close(resolve));
     }
   });
 });

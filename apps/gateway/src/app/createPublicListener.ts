@@ -7,9 +7,10 @@ export interface PublicListener {
   /**
    * Listens on the public port. While another process holds it (a predecessor still draining on
    * the same host), tries again every `retryEveryMs` until `retryForMs` have passed, as nginx does
-   * with its bind; any other error, the port still taken then, or `signal` aborting rejects.
+   * with its bind; any other error, or the port still taken then, rejects. Resolves true once it
+   * listens, false when `signal` aborted while it waited (the service is stopping: not an error).
    */
-  listen(server: Server): Promise<void>;
+  listen(server: Server): Promise<boolean>;
 }
 
 /**
@@ -29,6 +30,10 @@ export function createPublicListener(opts: {
   const where = `${opts.host}:${opts.port}`;
   const retryEveryMs = opts.retryEveryMs ?? 500;
   let state: string | undefined = `not listening on ${where} yet`;
+  const stopped = () => {
+    state = `stopped while waiting for ${where}`;
+    return false;
+  };
   return {
     check() {
       if (state !== undefined) throw new Error(state);
@@ -39,17 +44,18 @@ export function createPublicListener(opts: {
         try {
           await listenOnce(server, opts.port, opts.host);
           state = undefined;
-          return;
+          return true;
         } catch (err) {
           const taken = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
-          if (!taken || Date.now() + retryEveryMs > deadline || opts.signal?.aborted) {
+          if (taken && opts.signal?.aborted) return stopped();
+          if (!taken || Date.now() + retryEveryMs > deadline) {
             state = `cannot listen on ${where}: ${(err as Error).message}`;
             throw err;
           }
           state = `${where} is taken by another process; trying again every ${retryEveryMs} ms until ${new Date(deadline).toISOString()}`;
           opts.onTaken?.(attempt, err as Error);
           await sleep(retryEveryMs, opts.signal);
-          if (opts.signal?.aborted) throw new Error(`stopped while waiting for ${where}`);
+          if (opts.signal?.aborted) return stopped();
         }
       }
     },
