@@ -37,6 +37,9 @@ pids=()
 devnet2_pid=
 sleeper=
 run_dir=
+# wait_gone PID: returns once the child is gone. A signal that arrives meanwhile makes `wait` return
+# early; the process may still be running then.
+wait_gone() { while kill -0 "$1" 2>/dev/null; do wait "$1" 2>/dev/null || true; done; }
 stop_all() {
   # Ctrl-C reaches this shell twice (from the terminal, and forwarded by npm), and a SIGTERM may
   # follow it: none may cut the stop short, or npm returns while services are still running.
@@ -45,12 +48,12 @@ stop_all() {
   say "stopping services"
   [ -z "$sleeper" ] || kill "$sleeper" 2>/dev/null || true
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait_gone "$pid"; done
   # The second devnet last: its demo activity and follower stop while it still answers, and a
   # clean stop writes its state file.
   if [ -n "$devnet2_pid" ]; then
     kill -TERM "$devnet2_pid" 2>/dev/null || true
-    wait "$devnet2_pid" 2>/dev/null || true
+    wait_gone "$devnet2_pid"
   fi
   if [ -n "$run_dir" ]; then
     # Each supervisor has stopped its service's group before exiting; a group still recorded is one
@@ -62,6 +65,7 @@ stop_all() {
 }
 on_exit() {
   local rc=$?
+  stopping=1
   stop_all
   rm -rf "$scratch"
   if [ -n "$error_cause" ]; then
@@ -73,8 +77,19 @@ on_exit() {
   fi
 }
 trap on_exit EXIT
-trap 'asked_to_stop=1; exit 130' INT TERM
-trap 'asked_to_stop=1; exit 129' HUP
+# A stop signal exits once: one that arrives after (the second Ctrl-C, a SIGTERM) while on_exit
+# stops everything must not exit again from inside it, which would end the shell with the stop
+# half done and npm returning while services still run. Bash may run such a trap even after
+# stop_all's `trap ''`, when the signal came while the first trap was running.
+stopping=
+on_stop_signal() {
+  asked_to_stop=1
+  [ -z "$stopping" ] || return 0
+  stopping=1
+  exit "$1"
+}
+trap 'on_stop_signal 130' INT TERM
+trap 'on_stop_signal 129' HUP
 
 # shown URL: the URL without its password.
 shown() { printf '%s' "$1" | sed -E 's#(://[^:/@]*):[^@/]*@#\1:***@#'; }

@@ -9,12 +9,15 @@
 # pipe to close, which happens when the supervisor exits, however it dies (SIGKILL included), and
 # then stops what the supervisor left recorded (nothing, when it stopped its service itself).
 set -uo pipefail
-
 guard=0
 if [ "${1:-}" = --when-stdin-closes ]; then
   guard=1
   shift
   while IFS= read -r _; do :; done
+else
+  # Bounded by the deadline, it finishes whatever signals follow: start-all runs it in npm's process
+  # group, which a second Ctrl-C or a SIGTERM reaches while it waits.
+  trap '' INT TERM HUP
 fi
 # A guard leaves no empty record directory behind, nor the run's once it is the last one there
 # (start-all removes the run's when it stops normally).
@@ -22,8 +25,20 @@ tidy() { [ "$guard" = 0 ] || for dir in "$@"; do rmdir "$dir" "$(dirname "$dir")
 trap 'tidy "$@"' EXIT
 
 now_ms() { printf '%s' $((${EPOCHREALTIME//[!0-9]/} / 1000)); }
-# group_alive PGID: a process of the group is still there (one not yet reaped counts).
-group_alive() { kill -0 -- "-$1" 2>/dev/null; }
+# group_alive PGID: a process of the group still runs. One that exited and waits for its reaper (a
+# zombie) does not count: its parent gone, only PID 1 reaps it, and a PID 1 that reaps late or never
+# (a container's without an init) would keep this waiting to the deadline for nothing.
+group_alive() {
+  kill -0 -- "-$1" 2>/dev/null || return 1
+  local stat line fields
+  for stat in /proc/[0-9]*/stat; do
+    read -r line 2>/dev/null <"$stat" || continue
+    # After the command name (in parentheses, which may hold anything): state, ppid, pgrp, ...
+    read -r -a fields <<<"${line##*) }"
+    [ "${fields[2]}" = "$1" ] && [ "${fields[0]}" != Z ] && [ "${fields[0]}" != X ] && return 0
+  done
+  return 1
+}
 
 records=()
 for dir in "$@"; do

@@ -14,7 +14,17 @@
 // this process die without doing so (SIGKILL), a guard it started in a session of its own
 // (stop-groups.sh, which waits for its stdin from here to close) stops the recorded groups.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -34,6 +44,8 @@ const KILL_AFTER_MS = DEADLINE_MS + 1_000;
 // What a service leaves in its group when it exits (tsx's esbuild exits when its parent has) gets
 // this long to go before it is killed, so that no leftover holds a port the next run needs.
 const LEFTOVER_GRACE_MS = 1_000;
+// How long a stop waits for the guard to see its stdin close and find nothing to stop.
+const GUARD_EXIT_MS = 2_000;
 // What the exit codes of packages/runtime's shutdown mean.
 const EXIT_MEANING = {
   0: 'stopped cleanly',
@@ -49,10 +61,28 @@ const recordDir = join(runDir, name);
 const exitFile = `${logFile.replace(/\.log$/, '')}.exit`;
 mkdirSync(recordDir, { recursive: true });
 // This process holds the write end of the guard's stdin, which the kernel closes when it dies.
-spawn('bash', [fileURLToPath(new URL('stop-groups.sh', import.meta.url)), '--when-stdin-closes', recordDir], {
-  detached: true,
-  stdio: ['pipe', 'ignore', 'inherit'],
-}).once('error', (err) => say(`${name}: could not start its guard (stop-groups.sh): ${err.message}`));
+const guard = spawn(
+  'bash',
+  [fileURLToPath(new URL('stop-groups.sh', import.meta.url)), '--when-stdin-closes', recordDir],
+  { detached: true, stdio: ['pipe', 'ignore', 'inherit'] },
+);
+const guardGone = new Promise((resolve) => {
+  guard.once('exit', resolve);
+  guard.once('error', (err) => {
+    say(`${name}: could not start its guard (stop-groups.sh): ${err.message}`);
+    resolve();
+  });
+});
+/**
+ * Exits once the guard is gone too: closing its stdin tells it this stopped its service itself (it
+ * finds no record left), so that whoever waits for this process (start-all, then npm) returns with
+ * nothing of the service running, the guard included.
+ */
+async function exitWithGuard(code) {
+  guard.stdin?.end();
+  await Promise.race([guardGone, sleep(GUARD_EXIT_MS)]);
+  process.exit(code);
+}
 
 let child = null;
 /** The process group of the current run (its first process's pid) until it is gone. */
@@ -94,14 +124,35 @@ function signalGroup(pgid, signal) {
   }
 }
 
+/**
+ * Whether a process of the group still runs. One that exited but is not reaped yet (a zombie) does
+ * not count: once its parent is gone only PID 1 reaps it, and a PID 1 that reaps late or never (a
+ * container's without an init) would otherwise keep every wait for the group going to its deadline.
+ */
+function groupRunning(pgid) {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // After the command name (in parentheses, which may hold anything): state, ppid, pgrp, ...
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') return true;
+  }
+  return false;
+}
+
 /** Once the service's first process has exited: the rest of its group goes, then its record. */
 async function endGroup() {
   if (group === null) return;
   const until = Date.now() + LEFTOVER_GRACE_MS;
-  while (signalGroup(group, 0) && Date.now() < until) await sleep(50);
-  if (signalGroup(group, 'SIGKILL')) {
+  while (groupRunning(group) && Date.now() < until) await sleep(50);
+  if (groupRunning(group) && signalGroup(group, 'SIGKILL')) {
     if (!killedAtDeadline) say(`${name}: killed what its run left in process group ${group}`);
-    for (let i = 0; i < 100 && signalGroup(group, 0); i++) await sleep(20);
+    for (let i = 0; i < 100 && groupRunning(group); i++) await sleep(20);
   }
   rmSync(join(recordDir, String(group)), { force: true });
   group = null;
@@ -110,10 +161,13 @@ async function endGroup() {
 function stop(why) {
   if (stopping) return;
   stopping = true;
-  if (group === null) process.exit(why === 'SIGINT' ? 130 : 0);
+  if (group === null) {
+    void exitWithGuard(why === 'SIGINT' ? 130 : 0);
+    return;
+  }
   signalGroup(group, 'SIGTERM');
   setTimeout(() => {
-    if (group !== null && signalGroup(group, 'SIGKILL')) {
+    if (group !== null && groupRunning(group) && signalGroup(group, 'SIGKILL')) {
       killedAtDeadline = true;
       say(`${name}: still running ${KILL_AFTER_MS / 1000} s after SIGTERM; killed process group ${group}`);
     }
@@ -191,7 +245,7 @@ async function superviseForever() {
   for (;;) {
     const exit = await run();
     await endGroup();
-    if (stopping) process.exit(exit.code ?? 0);
+    if (stopping) await exitWithGuard(exit.code ?? 0);
     const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
     const meaning = exit.code !== null && EXIT_MEANING[exit.code] ? `, ${EXIT_MEANING[exit.code]}` : '';
     if (exit.ms >= HEALTHY_RUN_MS) delayMs = MIN_DELAY_MS;
@@ -210,7 +264,7 @@ async function superviseForever() {
       };
     });
     wake = null;
-    if (stopping) process.exit(0);
+    if (stopping) await exitWithGuard(0);
     delayMs = Math.min(delayMs * 2, MAX_DELAY_MS);
   }
 }

@@ -1,0 +1,58 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from '@tributary/testkit/bench';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from './harness/waitFor.ts';
+
+const STOP_GROUPS = join(REPO_ROOT, 'infra/dev/stop-groups.sh');
+const run = promisify(execFile);
+
+/** The state letter of /proc/<pid>/stat (R, S, Z, ...), or undefined once the pid is gone. */
+function stateOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+// npm start's stop-groups.sh (start-all's last sweep, and each supervisor's guard) waits for the
+// groups it stops to be gone. A process that exited but is not reaped yet is gone: where PID 1 reaps
+// late or never (a container without an init), counting it kept every stop waiting to its deadline
+// and then "killing" what was already dead.
+describe('stop-groups.sh', () => {
+  it('counts a group whose processes have all exited, unreaped, as gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stop-groups-'));
+    // A parent that never reaps (it execs sleep) of a child in a group of its own that exits at once.
+    const parent = spawn('bash', ['-c', 'setsid bash -c "exit 0" & echo $!; exec sleep 60'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const zombie = await new Promise<number>((resolve) =>
+        parent.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim()))),
+      );
+      await waitFor('the child to have exited, unreaped', () => stateOf(zombie) === 'Z', {
+        timeoutMs: 10_000,
+      });
+      const records = join(dir, 'demo');
+      mkdirSync(records);
+      // Its pid leads its group (setsid), as a supervisor's service does.
+      writeFileSync(join(records, String(zombie)), 'demo\n');
+
+      const { stderr } = await run('bash', [STOP_GROUPS, records], {
+        env: { ...process.env, SHUTDOWN_DEADLINE_MS: '60000' },
+        timeout: 30_000,
+      });
+      expect(stderr).toBe('');
+      expect(readdirSync(records)).toEqual([]);
+      expect(stateOf(zombie)).toBe('Z');
+    } finally {
+      parent.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
