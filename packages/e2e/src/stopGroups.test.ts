@@ -1,24 +1,18 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '@tributary/testkit/bench';
 import { describe, expect, it } from 'vitest';
+import { readProcess } from './harness/readProcesses.ts';
 import { waitFor } from './harness/waitFor.ts';
 
 const STOP_GROUPS = join(REPO_ROOT, 'infra/dev/stop-groups.sh');
 const run = promisify(execFile);
 
-/** The state letter of /proc/<pid>/stat (R, S, Z, ...), or undefined once the pid is gone. */
-function stateOf(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-  } catch {
-    return undefined;
-  }
-}
+/** The state letter of the process (R, S, Z, ...), or undefined once the pid is gone. */
+const stateOf = (pid: number) => readProcess(pid)?.state;
 
 // npm start's stop-groups.sh (start-all's last sweep, and each supervisor's guard) waits for the
 // groups it stops to be gone. A process that exited but is not reaped yet is gone: where PID 1 reaps
