@@ -401,12 +401,15 @@ export function createChainFollower(deps: {
       log.info({ startBlock: o.startBlock }, 'follower starting');
       let backoff = 250;
       let prepared = false;
+      let preparedOnce = false;
       while (!signal.aborted) {
         try {
           if (!prepared) {
             await prepare();
             prepared = true;
-            log.info({ checkpoint, known: chain.above(-1).length, genesis }, 'following');
+            const state = { checkpoint, known: chain.above(-1).length, genesis };
+            log.info(state, preparedOnce ? 'following again from the recorded state' : 'following');
+            preparedOnce = true;
           }
           await step(signal);
           halt.clear();
@@ -422,6 +425,10 @@ export function createChainFollower(deps: {
             await sleep(o.haltRecheckMs, signal);
             continue;
           }
+          // The failed step may have sent its events (recorded as intents) without moving the
+          // checkpoint, and what is in memory no longer says what went out: start over from the
+          // durable state, as after a crash, so intents the node has since dropped get `removed`.
+          prepared = false;
           const failure = classifyFailure(err);
           if (failure.kind === 'deterministic') {
             // Nothing to set aside here (the follower is the source): it never skips a block, so

@@ -14,7 +14,7 @@ import {
 import { createStreamDemand } from '../demand/createStreamDemand.ts';
 import { createHeadWatcher } from '../fetch/createHeadWatcher.ts';
 import { type Rpc, type RpcOptions, createRpc } from '../rpc/createRpc.ts';
-import { createBlockPublisher } from '../publish/createBlockPublisher.ts';
+import { type BlockPublisher, createBlockPublisher } from '../publish/createBlockPublisher.ts';
 import { loadEnv, rpcSettingsOf } from '../env.ts';
 
 export interface RunningFollower {
@@ -33,6 +33,8 @@ export async function createFollowerHarness(opts: {
   options?: Partial<FollowerOptions>;
   /** The follower's RPC (URLs, timeouts, rate) when not the node's own URL; the harness reads the chain at rpcUrl. */
   followerRpc?: Partial<Omit<RpcOptions, 'logger'>> & Pick<RpcOptions, 'urls'>;
+  /** A fault around the real publisher (it publishes to Kafka, then fails, say). */
+  wrapPublisher?: (publisher: BlockPublisher) => BlockPublisher;
 }) {
   const settings = getTestSettings();
   const db = await createTestDatabase();
@@ -77,12 +79,14 @@ export async function createFollowerHarness(opts: {
         ? createRpc({ ...rpcSettingsOf(defaults), urls: [node.rpcUrl], timeoutMs: 10_000 })
         : followerRpc,
       pool,
-      publisher: createBlockPublisher({
-        producer,
-        topic,
-        compression: 'gzip',
-        maxRequestBytes: defaults.KAFKA_MAX_REQUEST_BYTES,
-      }),
+      publisher: (opts.wrapPublisher ?? ((p) => p))(
+        createBlockPublisher({
+          producer,
+          topic,
+          compression: 'gzip',
+          maxRequestBytes: defaults.KAFKA_MAX_REQUEST_BYTES,
+        }),
+      ),
       heads,
       demand: createStreamDemand({ pool, chainId: options.chainId, logger }),
       logger,

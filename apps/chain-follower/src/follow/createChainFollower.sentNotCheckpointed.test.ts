@@ -1,0 +1,152 @@
+import { createDevnetClient } from '@tributary/devnet';
+import type { BlockEvent } from '@tributary/schema';
+import { startAnvil } from '@tributary/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { BlockPublisher } from '../publish/createBlockPublisher.ts';
+import { createFollowerHarness } from '../testing/createFollowerHarness.ts';
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c();
+  cleanup = [];
+}, 60_000);
+
+type Client = ReturnType<typeof createDevnetClient>;
+const rpc = (client: Client, method: string, params: unknown[] = []) =>
+  client.request({ method: method as 'eth_chainId', params: params as unknown as undefined });
+
+/**
+ * Each way a follow step can fail once its blocks went to Kafka but before its checkpoint moved:
+ * `on` starts failing every step from then, `off` ends it, `failed` resolves once a step with
+ * blocks past 4 failed after they were published.
+ */
+interface Fault {
+  name: string;
+  harnessOptions(): Parameters<typeof createFollowerHarness>[0] extends infer O ? Partial<O> : never;
+  on(pool: import('@tributary/db').Pool): Promise<void>;
+  off(pool: import('@tributary/db').Pool): Promise<void>;
+  failed: Promise<void>;
+}
+
+function checkpointRefused(): Fault {
+  let failedNow: () => void = () => {};
+  const failed = new Promise<void>((r) => {
+    failedNow = r;
+  });
+  return {
+    name: 'PostgreSQL refuses the checkpoint',
+    harnessOptions: () => ({}),
+    async on(pool) {
+      await pool.query(
+        'ALTER TABLE follower_checkpoints ADD CONSTRAINT no_checkpoint_past_4 CHECK (block_number <= 4) NOT VALID',
+      );
+      // The intents (follower_blocks) are written before the publish: once one past 4 is there and
+      // the checkpoint is still 4, the publish happened or is about to, and its commit must fail.
+      const poll = async () => {
+        for (;;) {
+          const { rows } = await pool.query<{ n: string | null }>(
+            'SELECT max(number)::text AS n FROM follower_blocks',
+          );
+          if (Number(rows[0]?.n ?? 0) >= 8) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        // The commit after the publish is refused: give the step time to reach it.
+        await new Promise((r) => setTimeout(r, 1_000));
+        failedNow();
+      };
+      void poll();
+    },
+    async off(pool) {
+      await pool.query('ALTER TABLE follower_checkpoints DROP CONSTRAINT no_checkpoint_past_4');
+    },
+    failed,
+  };
+}
+
+function ackLost(): Fault {
+  let failing = false;
+  let failedNow: () => void = () => {};
+  const failed = new Promise<void>((r) => {
+    failedNow = r;
+  });
+  return {
+    name: "Kafka's acknowledgement is lost",
+    harnessOptions: () => ({
+      wrapPublisher: (real: BlockPublisher): BlockPublisher => ({
+        async publish(events) {
+          await real.publish(events);
+          if (!failing) return;
+          if (events.some((e) => e.block.number > 4)) failedNow();
+          throw new Error('request timed out (the broker had appended the batch)');
+        },
+      }),
+    }),
+    async on() {
+      failing = true;
+    },
+    async off() {
+      failing = false;
+    },
+    failed,
+  };
+}
+
+/** Per height, the block a consumer ends with: each event replaces the last, `removed` takes its own hash away. */
+function finalBlocks(events: BlockEvent[]): Map<number, string> {
+  const latest = new Map<number, string>();
+  for (const e of events) {
+    if (e.type !== 'removed') latest.set(e.block.number, e.block.hash);
+    else if (latest.get(e.block.number) === e.block.hash) latest.delete(e.block.number);
+  }
+  return latest;
+}
+
+describe('the follower after a step that failed once its blocks were published', { timeout: 120_000 }, () => {
+  for (const make of [checkpointRefused, ackLost]) {
+    const fault = make();
+    it(`${fault.name}, then the node drops those blocks: a consumer gets them removed and ends on the chain's blocks`, async () => {
+      const anvil = await startAnvil();
+      cleanup.push(() => anvil.stop());
+      const client = createDevnetClient({ rpcUrl: anvil.rpcUrl });
+      const harness = await createFollowerHarness({
+        rpcUrl: anvil.rpcUrl,
+        options: { confirmations: 10, headBatchBlocks: 10, haltRecheckMs: 300 },
+        ...fault.harnessOptions(),
+      });
+      cleanup.push(() => harness.close());
+      await rpc(client, 'anvil_mine', ['0x4']);
+      const follower = harness.startFollower();
+      await harness.waitFollowed(follower);
+      expect(follower.follower.status().checkpoint).toBe(4);
+
+      const snapshot = await rpc(client, 'evm_snapshot');
+      await fault.on(harness.pool);
+      await rpc(client, 'anvil_mine', ['0x4']); // 5..8: published, never checkpointed
+      await fault.failed;
+      const orphans = await Promise.all(
+        [5, 6, 7, 8].map(async (n) => (await harness.rpc.client.getBlock({ blockNumber: BigInt(n) })).hash),
+      );
+      await rpc(client, 'evm_revert', [snapshot]);
+      await rpc(client, 'anvil_mine', ['0x6']); // 5'..10'
+      await fault.off(harness.pool);
+      await harness.waitFollowed(follower, 60_000);
+      await follower.stop();
+
+      const events = await harness.readEvents();
+      const published = new Set(events.filter((e) => e.type !== 'removed').map((e) => e.block.hash));
+      // The orphans did go out (the fault came after the publish) ...
+      expect(orphans.filter((h) => published.has(h))).toEqual(orphans);
+      // ... and every height ends on the chain's own block, each orphan taken back by `removed`.
+      const ends = finalBlocks(events);
+      const chain = await Promise.all(
+        Array.from(
+          { length: 11 },
+          async (_, n) => (await harness.rpc.client.getBlock({ blockNumber: BigInt(n) })).hash,
+        ),
+      );
+      expect([...ends.entries()].sort(([a], [b]) => a - b)).toEqual(chain.map((h, n) => [n, h]));
+      const removed = new Set(events.filter((e) => e.type === 'removed').map((e) => e.block.hash));
+      expect(orphans.filter((h) => !removed.has(h))).toEqual([]);
+    });
+  }
+});
