@@ -53,6 +53,7 @@ export function serviceSample(series: readonly PromSeries[]): ServiceSample | nu
     heapUsedBytes: v('nodejs_heap_size_used_bytes') ?? Number.NaN,
     heapTotalBytes: v('nodejs_heap_size_total_bytes') ?? Number.NaN,
     heapLiveBytes: v('nodejs_heap_live_bytes') ?? Number.NaN,
+    heapLiveDataBytes: v('nodejs_heap_live_data_bytes') ?? Number.NaN,
     externalBytes: v('nodejs_external_memory_bytes') ?? Number.NaN,
     eventLoopP50Ms: ms('nodejs_eventloop_lag_p50_seconds'),
     eventLoopP99Ms: ms('nodejs_eventloop_lag_p99_seconds'),

@@ -7,6 +7,11 @@ export interface ServiceSample {
   heapTotalBytes: number;
   /** Heap used just after the last full collection (runtime's nodejs_heap_live_bytes): what it retains. */
   heapLiveBytes: number;
+  /**
+   * The same less V8's compiled code and bytecode with their metadata (runtime's
+   * nodejs_heap_live_data_bytes, read at a full collection at most once a minute): what the application holds.
+   */
+  heapLiveDataBytes: number;
   externalBytes: number;
   /** Event-loop delay percentiles over the interval since the previous scrape (prom-client resets them). */
   eventLoopP50Ms: number;

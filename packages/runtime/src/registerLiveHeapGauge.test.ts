@@ -1,16 +1,19 @@
-import { setFlagsFromString } from 'node:v8';
+import { getHeapCodeStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMetrics } from './createMetrics.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-async function liveBytesAfterFullCollection(registry: ReturnType<typeof createMetrics>): Promise<number> {
+async function liveBytesAfterFullCollection(
+  registry: ReturnType<typeof createMetrics>,
+  name = 'nodejs_heap_live_bytes',
+): Promise<number> {
   gc();
   // The observer's callback runs after the collection, on a later turn of the event loop.
   await new Promise((resolve) => setTimeout(resolve, 50));
-  const metric = await registry.getSingleMetric('nodejs_heap_live_bytes')?.get();
+  const metric = await registry.getSingleMetric(name)?.get();
   return metric?.values[0]?.value ?? Number.NaN;
 }
 
@@ -46,5 +49,56 @@ describe('nodejs_heap_live_bytes', () => {
     expect(va).toBeGreaterThan(0);
     expect(vb).toBeGreaterThan(0);
     expect((await a.metrics()).match(/^nodejs_heap_live_bytes/gm)).toHaveLength(1);
+  });
+});
+
+describe('nodejs_heap_live_data_bytes', () => {
+  // One fake clock for the block, far past the real one (the module keeps when it last read the code).
+  beforeAll(() => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    vi.advanceTimersByTime(24 * 3_600_000);
+  });
+  afterAll(() => {
+    vi.useRealTimers();
+  });
+
+  /** A full collection a minute after the last (the code is measured at most once a minute). */
+  async function aMinuteLater(registry: ReturnType<typeof createMetrics>) {
+    vi.advanceTimersByTime(60_001);
+    const data = await liveBytesAfterFullCollection(registry, 'nodejs_heap_live_data_bytes');
+    const live = (await registry.getSingleMetric('nodejs_heap_live_bytes')?.get())?.values[0]?.value;
+    return { data, live: live ?? Number.NaN };
+  }
+
+  it("is the live heap less V8's compiled code and bytecode, and follows what the application holds", async () => {
+    const registry = createMetrics('live-data-test');
+    const before = await aMinuteLater(registry);
+    const code = getHeapCodeStatistics();
+    const codeBytes = code.code_and_metadata_size + code.bytecode_and_metadata_size;
+    expect(before.data).toBeGreaterThan(0);
+    // What it left out is the code of that collection; read again now, the code may have grown since.
+    expect(before.live - before.data).toBeGreaterThan(0.8 * codeBytes);
+    expect(before.live - before.data).toBeLessThanOrEqual(codeBytes);
+
+    let kept: number[][] | undefined = Array.from({ length: 40 }, () => new Array(125_000).fill(1.5));
+    const holding = await aMinuteLater(registry);
+    expect(kept.length).toBe(40);
+    expect(holding.data - before.data).toBeGreaterThan(35e6);
+    expect(holding.data - before.data).toBeLessThan(60e6);
+    kept = undefined;
+    const released = await aMinuteLater(registry);
+    expect(holding.data - released.data).toBeGreaterThan(35e6);
+  });
+
+  it('measures the code at most once a minute: a collection sooner leaves the figure as it was', async () => {
+    const registry = createMetrics('live-data-rate-test');
+    const first = await aMinuteLater(registry);
+    const kept = Array.from({ length: 20 }, () => new Array(125_000).fill(2.5));
+    vi.advanceTimersByTime(30_000);
+    const soon = await liveBytesAfterFullCollection(registry, 'nodejs_heap_live_data_bytes');
+    expect(soon).toBe(first.data);
+    const later = await aMinuteLater(registry);
+    expect(kept.length).toBe(20);
+    expect(later.data - first.data).toBeGreaterThan(15e6);
   });
 });

@@ -1,9 +1,15 @@
 import { PerformanceObserver, constants } from 'node:perf_hooks';
-import { getHeapStatistics } from 'node:v8';
+import { getHeapCodeStatistics, getHeapStatistics } from 'node:v8';
 import { Gauge, type Registry } from 'prom-client';
 
-// V8's heap used right after its last full (mark-compact) collection, or null before the first.
+/** How often, at most, a full collection also measures the compiled code (a walk of the heap's code). */
+const CODE_READ_EVERY_MS = 60_000;
+
+// V8's heap used right after its last full (mark-compact) collection, or null before the first;
+// and that less V8's code, read at a full collection at most every CODE_READ_EVERY_MS.
 let liveBytes: number | null = null;
+let liveDataBytes: number | null = null;
+let codeReadAt = Number.NEGATIVE_INFINITY;
 let observer: PerformanceObserver | undefined;
 
 function observeMajorCollections(): void {
@@ -14,7 +20,13 @@ function observeMajorCollections(): void {
       .some(
         (e) => (e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR,
       );
-    if (major) liveBytes = getHeapStatistics().used_heap_size;
+    if (!major) return;
+    liveBytes = getHeapStatistics().used_heap_size;
+    const now = performance.now();
+    if (now - codeReadAt < CODE_READ_EVERY_MS) return;
+    codeReadAt = now;
+    const code = getHeapCodeStatistics();
+    liveDataBytes = liveBytes - code.code_and_metadata_size - code.bytecode_and_metadata_size;
   });
   observer.observe({ entryTypes: ['gc'] });
 }
@@ -25,6 +37,14 @@ function observeMajorCollections(): void {
  * the process's size follow V8's sizing of its heap to the load, so neither tells a leak from a
  * process finding its size; this does, and its trend over hours is the leak figure. Read as the
  * collection's observer runs, just after it (allocations in between count, a few kB when idle).
+ *
+ * `nodejs_heap_live_data_bytes`: the same less V8's code (machine code and bytecode, each with its
+ * metadata: relocation info, deoptimization data, source positions). A long-running process keeps
+ * compiling functions it runs more, or runs differently, for hours (heap snapshots of the projector
+ * showed its live heap's growth to be that), which is the JIT at work, not data held; this figure is
+ * what the application holds. Measuring the code walks the heap's code (tens of ms for a service's
+ * heap), so it is done at a full collection at most once a minute.
+ *
  * One observer per process, however many registries.
  */
 export function registerLiveHeapGauge(registry: Registry): void {
@@ -35,6 +55,14 @@ export function registerLiveHeapGauge(registry: Registry): void {
     registers: [registry],
     collect() {
       if (liveBytes !== null) this.set(liveBytes);
+    },
+  });
+  new Gauge({
+    name: 'nodejs_heap_live_data_bytes',
+    help: 'V8 heap used just after a full collection less compiled code and bytecode with their metadata: what the application holds (read at most once a minute)',
+    registers: [registry],
+    collect() {
+      if (liveDataBytes !== null) this.set(liveDataBytes);
     },
   });
 }
