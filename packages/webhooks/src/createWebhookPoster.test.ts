@@ -206,3 +206,72 @@ describe('what the policy refuses, nothing sent', () => {
     }
   });
 });
+
+/**
+ * A receiver that answers `answered` requests on each connection, then resets it when the next
+ * one arrives, as a server closing a connection it counts idle does to a request racing that close.
+ */
+async function resettingReceiver(answered: number) {
+  const stats = { connections: 0, answered: 0, reset: 0 };
+  const server = createTcpServer((socket) => {
+    stats.connections++;
+    let buffered = Buffer.alloc(0);
+    let served = 0;
+    socket.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      for (;;) {
+        const end = buffered.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const length = Number(/content-length: *(\d+)/i.exec(buffered.subarray(0, end).toString())?.[1] ?? 0);
+        if (buffered.length < end + 4 + length) return;
+        buffered = buffered.subarray(end + 4 + length);
+        if (served === answered) {
+          stats.reset++;
+          socket.resetAndDestroy();
+          return;
+        }
+        served++;
+        stats.answered++;
+        socket.write('HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\n\r\n');
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    stats,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+describe('kept-alive connections the receiver closed', () => {
+  it('a POST that meets one goes again on a new connection: delivered, nothing reported', async () => {
+    const receiver = await resettingReceiver(1);
+    const poster = createWebhookPoster({ policy: policy() });
+    try {
+      expect(await send(poster, receiver.url)).toMatchObject({ ok: true, statusCode: 204 });
+      // Reuses the first connection, which the receiver resets: sent again on a second one.
+      expect(await send(poster, receiver.url)).toMatchObject({ ok: true, statusCode: 204 });
+      expect(receiver.stats).toEqual({ connections: 2, answered: 2, reset: 1 });
+    } finally {
+      poster.close();
+      await receiver.close();
+    }
+  });
+
+  it('a new connection reset before its answer is a failed attempt, not sent again', async () => {
+    const receiver = await resettingReceiver(0);
+    const poster = createWebhookPoster({ policy: policy() });
+    try {
+      expect(await send(poster, receiver.url)).toMatchObject({
+        ok: false,
+        statusCode: null,
+        error: 'ECONNRESET',
+      });
+      expect(receiver.stats).toEqual({ connections: 1, answered: 0, reset: 1 });
+    } finally {
+      poster.close();
+      await receiver.close();
+    }
+  });
+});

@@ -32,6 +32,15 @@ const TLS_HANDSHAKE_TIMEOUT_MS = 5_000;
 class PostTimeout extends Error {}
 class TlsHandshakeTimeout extends Error {}
 
+/**
+ * A kept-alive connection the receiver had closed as idle while it was being reused: the request
+ * failed before any answer (reset, or the write hit a closed socket). The receiver never read it
+ * (a server closes only idle connections), so it goes again on another connection.
+ */
+class StaleConnection extends Error {}
+/** Stale kept-alive connections in a row a POST moves past before it fails with the last one's error. */
+const MAX_STALE_RETRIES = 3;
+
 /** Bounds the TLS handshake of a new connection (a kept-alive one has done it). */
 function boundHandshake(req: ClientRequest, timeoutMs: number) {
   req.on('socket', (socket) => {
@@ -73,13 +82,15 @@ export function createWebhookPoster(opts: {
   function send(url: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<number> {
     return new Promise((resolve, reject) => {
       const https = url.protocol === 'https:';
+      let answered = false;
       const settle = (status: number) => {
         clearTimeout(timer);
         resolve(status);
       };
-      const fail = (err: Error) => {
+      const fail = (err: Error & { code?: string }) => {
         clearTimeout(timer);
-        reject(err);
+        const stale = req.reusedSocket && !answered && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+        reject(stale ? new StaleConnection(err.code, { cause: err }) : err);
       };
       const req = (https ? httpsRequest : httpRequest)(
         url,
@@ -89,6 +100,7 @@ export function createWebhookPoster(opts: {
           headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         },
         (res) => {
+          answered = true;
           // Read (and drop) the body so the connection can be reused, up to the cap: a receiver
           // that sends more gets its connection closed.
           let read = 0;
@@ -109,6 +121,21 @@ export function createWebhookPoster(opts: {
     });
   }
 
+  async function sendPastStaleConnections(
+    url: URL,
+    headers: Record<string, string>,
+    body: string,
+    timeoutMs: number,
+  ): Promise<number> {
+    for (let stale = 0; ; stale++) {
+      try {
+        return await send(url, headers, body, timeoutMs);
+      } catch (err) {
+        if (!(err instanceof StaleConnection) || stale >= MAX_STALE_RETRIES) throw err;
+      }
+    }
+  }
+
   async function post(p: Parameters<WebhookPoster['post']>[0]): Promise<PostResult> {
     const started = Date.now();
     const check = checkWebhookUrl(p.url, opts.policy);
@@ -121,7 +148,7 @@ export function createWebhookPoster(opts: {
         refused: check.reason,
       };
     try {
-      const status = await send(check.url, p.headers, p.body, p.timeoutMs);
+      const status = await sendPastStaleConnections(check.url, p.headers, p.body, p.timeoutMs);
       const latencyMs = Date.now() - started;
       if (status >= 200 && status < 300) return { ok: true, statusCode: status, latencyMs };
       return { ok: false, statusCode: status, latencyMs, error: `HTTP ${status}`, refused: null };
@@ -131,7 +158,7 @@ export function createWebhookPoster(opts: {
         const refused = 'the address is not allowed';
         return { ok: false, statusCode: null, latencyMs, error: `refused: ${refused}`, refused };
       }
-      const e = err as Error & { code?: string };
+      const e = (err instanceof StaleConnection ? err.cause : err) as Error & { code?: string };
       const error =
         e instanceof PostTimeout
           ? `timeout after ${p.timeoutMs} ms`
