@@ -210,11 +210,17 @@ describe('what the policy refuses, nothing sent', () => {
 /**
  * A receiver that answers `answered` requests on each connection, then resets it when the next
  * one arrives, as a server closing a connection it counts idle does to a request racing that close.
+ * `resetAfterMs` puts the reset off; `laterAnswerAfterMs` puts off every answer on connections
+ * after the first.
  */
-async function resettingReceiver(answered: number) {
+async function resettingReceiver(
+  answered: number,
+  delays: { resetAfterMs?: number; laterAnswerAfterMs?: number } = {},
+) {
   const stats = { connections: 0, answered: 0, reset: 0 };
   const server = createTcpServer((socket) => {
     stats.connections++;
+    const answerAfterMs = stats.connections > 1 ? (delays.laterAnswerAfterMs ?? 0) : 0;
     let buffered = Buffer.alloc(0);
     let served = 0;
     socket.on('data', (chunk: Buffer) => {
@@ -226,13 +232,18 @@ async function resettingReceiver(answered: number) {
         if (buffered.length < end + 4 + length) return;
         buffered = buffered.subarray(end + 4 + length);
         if (served === answered) {
-          stats.reset++;
-          socket.resetAndDestroy();
+          setTimeout(() => {
+            stats.reset++;
+            socket.resetAndDestroy();
+          }, delays.resetAfterMs ?? 0);
           return;
         }
         served++;
-        stats.answered++;
-        socket.write('HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\n\r\n');
+        setTimeout(() => {
+          if (socket.destroyed) return;
+          stats.answered++;
+          socket.write('HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\n\r\n');
+        }, answerAfterMs);
       }
     });
   });
@@ -253,6 +264,25 @@ describe('kept-alive connections the receiver closed', () => {
       // Reuses the first connection, which the receiver resets: sent again on a second one.
       expect(await send(poster, receiver.url)).toMatchObject({ ok: true, statusCode: 204 });
       expect(receiver.stats).toEqual({ connections: 2, answered: 2, reset: 1 });
+    } finally {
+      poster.close();
+      await receiver.close();
+    }
+  });
+
+  it('the POST sent again has only what is left of the first deadline', async () => {
+    // The reuse is reset 600 ms in; the second connection would answer 700 ms later, past the
+    // 1 s the whole exchange has.
+    const receiver = await resettingReceiver(1, { resetAfterMs: 600, laterAnswerAfterMs: 700 });
+    const poster = createWebhookPoster({ policy: policy() });
+    try {
+      expect(await send(poster, receiver.url)).toMatchObject({ ok: true, statusCode: 204 });
+      expect(await send(poster, receiver.url, 1_000)).toMatchObject({
+        ok: false,
+        statusCode: null,
+        error: 'timeout after 1000 ms',
+      });
+      expect(receiver.stats).toMatchObject({ connections: 2, answered: 1, reset: 1 });
     } finally {
       poster.close();
       await receiver.close();

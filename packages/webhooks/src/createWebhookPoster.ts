@@ -127,11 +127,14 @@ export function createWebhookPoster(opts: {
     body: string,
     timeoutMs: number,
   ): Promise<number> {
+    // Every try shares the first one's deadline: the whole exchange stays within `timeoutMs`.
+    const deadline = Date.now() + timeoutMs;
     for (let stale = 0; ; stale++) {
       try {
-        return await send(url, headers, body, timeoutMs);
+        return await send(url, headers, body, deadline - Date.now());
       } catch (err) {
-        if (!(err instanceof StaleConnection) || stale >= MAX_STALE_RETRIES) throw err;
+        const again = err instanceof StaleConnection && stale < MAX_STALE_RETRIES && Date.now() < deadline;
+        if (!again) throw err;
       }
     }
   }
