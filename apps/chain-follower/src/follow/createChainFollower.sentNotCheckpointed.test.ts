@@ -1,3 +1,4 @@
+import type { Pool } from '@tributary/db';
 import { createDevnetClient } from '@tributary/devnet';
 import type { BlockEvent } from '@tributary/schema';
 import { startAnvil } from '@tributary/testkit';
@@ -22,9 +23,9 @@ const rpc = (client: Client, method: string, params: unknown[] = []) =>
  */
 interface Fault {
   name: string;
-  harnessOptions(): Parameters<typeof createFollowerHarness>[0] extends infer O ? Partial<O> : never;
-  on(pool: import('@tributary/db').Pool): Promise<void>;
-  off(pool: import('@tributary/db').Pool): Promise<void>;
+  harnessOptions(): Partial<Parameters<typeof createFollowerHarness>[0]>;
+  on(pool: Pool): Promise<void>;
+  off(pool: Pool): Promise<void>;
   failed: Promise<void>;
 }
 
@@ -37,27 +38,39 @@ function checkpointRefused(): Fault {
     name: 'PostgreSQL refuses the checkpoint',
     harnessOptions: () => ({}),
     async on(pool) {
-      await pool.query(
-        'ALTER TABLE follower_checkpoints ADD CONSTRAINT no_checkpoint_past_4 CHECK (block_number <= 4) NOT VALID',
-      );
-      // The intents (follower_blocks) are written before the publish: once one past 4 is there and
-      // the checkpoint is still 4, the publish happened or is about to, and its commit must fail.
+      // The trigger refuses every checkpoint past 4 and first notes the block it refused in a
+      // sequence: setval outlives the rollback of the refused transaction, so the test sees it.
+      await pool.query(`
+        CREATE SEQUENCE refused_checkpoint MINVALUE 0 START 0;
+        CREATE FUNCTION refuse_checkpoint_past_4() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.block_number > 4 THEN
+            PERFORM setval('refused_checkpoint', GREATEST(NEW.block_number, (SELECT last_value FROM refused_checkpoint)));
+            RAISE EXCEPTION 'checkpoint % refused', NEW.block_number;
+          END IF;
+          RETURN NEW;
+        END $$;
+        CREATE TRIGGER refuse_checkpoint_past_4 BEFORE INSERT OR UPDATE ON follower_checkpoints
+          FOR EACH ROW EXECUTE FUNCTION refuse_checkpoint_past_4();`);
+      // A checkpoint is written only after its blocks were published: once 8 was refused, all of
+      // 5..8 went out and none was checkpointed.
       const poll = async () => {
         for (;;) {
-          const { rows } = await pool.query<{ n: string | null }>(
-            'SELECT max(number)::text AS n FROM follower_blocks',
+          const { rows } = await pool.query<{ n: string }>(
+            'SELECT last_value::text AS n FROM refused_checkpoint',
           );
-          if (Number(rows[0]?.n ?? 0) >= 8) break;
+          if (Number(rows[0]?.n) >= 8) break;
           await new Promise((r) => setTimeout(r, 50));
         }
-        // The commit after the publish is refused: give the step time to reach it.
-        await new Promise((r) => setTimeout(r, 1_000));
         failedNow();
       };
       void poll();
     },
     async off(pool) {
-      await pool.query('ALTER TABLE follower_checkpoints DROP CONSTRAINT no_checkpoint_past_4');
+      await pool.query(`
+        DROP TRIGGER refuse_checkpoint_past_4 ON follower_checkpoints;
+        DROP FUNCTION refuse_checkpoint_past_4;
+        DROP SEQUENCE refused_checkpoint;`);
     },
     failed,
   };
