@@ -298,6 +298,15 @@ wait_ready() { # name=url ...
       "the check that fails names what to fix (postgres: DATABASE_URL, redis: REDIS_URL); the gateway's log is $logs/gateway.log; READY_TIMEOUT gives it longer"
 }
 
+# From here on every process (the services, the demo receiver and activity) runs on jemalloc,
+# which gives back what it freed (infra/lib/jemalloc.sh; TRIBUTARY_MALLOC=glibc runs them without).
+. infra/lib/jemalloc.sh
+LD_PRELOAD=$(jemalloc_preload)
+export LD_PRELOAD
+case $LD_PRELOAD in
+  *libjemalloc*) say "the services' memory allocator: jemalloc (LD_PRELOAD=$LD_PRELOAD)" ;;
+  *) say "the services' memory allocator: glibc malloc (TRIBUTARY_MALLOC=glibc, or no libjemalloc.so.2 found)" ;;
+esac
 OPS_PORT=$FOLLOWER_OPS_PORT run_bg chain-follower node --max-semi-space-size=64 --import tsx apps/chain-follower/src/main.ts
 if [ "${DEVNET2:-on}" != off ]; then
   CHAIN_ID=$DEVNET2_CHAIN_ID RPC_URL=$DEVNET2_RPC_URL OPS_PORT=$FOLLOWER2_OPS_PORT \

@@ -4,6 +4,7 @@ import { type Health, createHealth } from './createHealth.ts';
 import { createLogger } from './createLogger.ts';
 import { createMetrics } from './createMetrics.ts';
 import { createOutageLog } from './createOutageLog.ts';
+import { memoryAllocator } from './memoryAllocator.ts';
 import { retryUntilDone } from './retryUntilDone.ts';
 import { type Shutdown, createShutdown } from './createShutdown.ts';
 import { type OpsServer, startOpsServer } from './startOpsServer.ts';
@@ -30,6 +31,7 @@ export interface Service {
  */
 export function bootService(opts: { name: string; logLevel: string; shutdownDeadlineMs: number }): Service {
   const logger = createLogger(opts.name, opts.logLevel);
+  logger.info({ node: process.version, allocator: memoryAllocator() }, 'starting');
   const metrics = createMetrics(opts.name);
   const health = createHealth();
   const shutdown = createShutdown({

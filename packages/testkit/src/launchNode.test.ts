@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { TEST_RUN_VARIABLE, launchNode } from './launchNode.ts';
+import { TEST_RUN_VARIABLE, jemallocPreload, launchNode } from './launchNode.ts';
 import { getTestSettings } from './testSettings.ts';
 
 describe('launchNode', () => {
@@ -33,5 +33,42 @@ describe('launchNode', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  /** Runs a child that says whether jemalloc is mapped into it. */
+  async function jemallocMapped(env: NodeJS.ProcessEnv): Promise<boolean> {
+    const dir = mkdtempSync(join(tmpdir(), 'launch-node-'));
+    try {
+      writeFileSync(
+        join(dir, 'maps.mjs'),
+        `import { readFileSync } from 'node:fs';
+         console.log(readFileSync('/proc/self/maps', 'utf8').includes('libjemalloc'));`,
+      );
+      const child = launchNode(fileURLToPath(new URL('..', import.meta.url)), join(dir, 'maps.mjs'), {
+        env,
+        stdout: 'pipe',
+        stderr: 'inherit',
+      });
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      await new Promise((resolve) => child.once('exit', resolve));
+      return JSON.parse(out) as boolean;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('runs the child on jemalloc where the library is, on glibc malloc with TRIBUTARY_MALLOC=glibc', async () => {
+    const env = { PATH: process.env['PATH'] ?? '' };
+    // Debian's redis-server, which the local servers come from, depends on libjemalloc2.
+    const available = jemallocPreload(env) !== '';
+    expect(await jemallocMapped(env)).toBe(available);
+    expect(await jemallocMapped({ ...env, TRIBUTARY_MALLOC: 'glibc' })).toBe(false);
+    // What the caller preloads stays, after jemalloc.
+    expect(jemallocPreload({ ...env, LD_PRELOAD: '/opt/own.so' })).toBe(
+      available ? `${jemallocPreload(env)}:/opt/own.so` : '/opt/own.so',
+    );
   });
 });

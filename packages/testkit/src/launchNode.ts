@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT } from './repoRoot.ts';
@@ -15,6 +15,17 @@ export type AppName = (typeof APP_NAMES)[number];
 /** Set by the testkit's globalSetup for the run's workers; launchNode passes it on to every child. */
 export const TEST_RUN_VARIABLE = 'TRIBUTARY_TEST_RUN_ID';
 const EXIT_WITH_PARENT = fileURLToPath(new URL('./exitWithParent.mjs', import.meta.url));
+const JEMALLOC_SCRIPT = join(REPO_ROOT, 'infra', 'lib', 'jemalloc.sh');
+
+/**
+ * The LD_PRELOAD a child with this environment gets: jemalloc first, as `npm start` and the image
+ * run the services (infra/lib/jemalloc.sh says why); none when the library is missing or
+ * TRIBUTARY_MALLOC=glibc.
+ */
+export function jemallocPreload(env: NodeJS.ProcessEnv): string {
+  const { LD_PRELOAD: own = '', ...rest } = env;
+  return execFileSync('bash', [JEMALLOC_SCRIPT, own], { env: rest, encoding: 'utf8' }).trim();
+}
 
 export interface LaunchOptions {
   /**
@@ -40,13 +51,15 @@ function killRunning(): void {
 
 /**
  * The one way tests, benches and the chaos and soak commands start a process of ours:
- * `node [flags] --import tsx --import exitWithParent.mjs <script>` in `cwd`. The child never
+ * `node [flags] --import tsx --import exitWithParent.mjs <script>` in `cwd`, on jemalloc
+ * (jemallocPreload). The child never
  * outlives this process: it stops when its stdin pipe from here closes (exitWithParent.mjs),
  * which the kernel does when this process dies, even by SIGKILL; it is also SIGKILLed when this
  * process exits normally first.
  */
 export function launchNode(cwd: string, script: string, opts: LaunchOptions): ChildProcess {
   const benchArgs = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const preload = jemallocPreload(opts.env);
   const child = spawn(
     process.execPath,
     [
@@ -59,7 +72,11 @@ export function launchNode(cwd: string, script: string, opts: LaunchOptions): Ch
       script,
       ...(opts.args ?? []),
     ],
-    { cwd, env: { ...opts.env, ...testRunMarker() }, stdio: ['pipe', opts.stdout, opts.stderr] },
+    {
+      cwd,
+      env: { ...opts.env, ...(preload ? { LD_PRELOAD: preload } : {}), ...testRunMarker() },
+      stdio: ['pipe', opts.stdout, opts.stderr],
+    },
   );
   running.add(child);
   child.once('exit', () => running.delete(child));
