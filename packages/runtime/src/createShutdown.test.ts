@@ -185,6 +185,7 @@ describe('createShutdown', () => {
         .split('\n')
         .map((l) => JSON.parse(l) as { level: string; msg: string });
       expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual([
+        'info starting',
         `fatal ${msg}`,
         'info shutdown started',
         'error shutdown deadline passed: forcing exit',
