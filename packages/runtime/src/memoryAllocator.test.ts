@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const MODULE = fileURLToPath(new URL('./memoryAllocator.ts', import.meta.url));
-const JEMALLOC = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib']
-  .map((dir) => `${dir}/libjemalloc.so.2`)
-  .find((path) => existsSync(path));
+/** Where the services' jemalloc is, as infra/lib/jemalloc.sh (the one place that looks) finds it, if anywhere. */
+const JEMALLOC =
+  execFileSync('bash', [fileURLToPath(new URL('../../../infra/lib/jemalloc.sh', import.meta.url)), ''], {
+    env: { PATH: process.env['PATH'] ?? '' },
+    encoding: 'utf8',
+  }).trim() || undefined;
 
 /** What memoryAllocator() says in a fresh node process with this LD_PRELOAD. */
 function allocatorOf(preload: string | undefined): string {

@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT } from './repoRoot.ts';
+import { serviceNodeOptions } from './serviceNodeFlags.ts';
 
 /** The deployables, each started as `node --import tsx apps/<app>/src/main.ts`, in start-up order. */
 export const APP_NAMES = [
@@ -17,14 +18,27 @@ export const TEST_RUN_VARIABLE = 'TRIBUTARY_TEST_RUN_ID';
 const EXIT_WITH_PARENT = fileURLToPath(new URL('./exitWithParent.mjs', import.meta.url));
 const JEMALLOC_SCRIPT = join(REPO_ROOT, 'infra', 'lib', 'jemalloc.sh');
 
+/** The script's answers by `${TRIBUTARY_MALLOC}\n${LD_PRELOAD}`, all it depends on: asked once each. */
+const preloads = new Map<string, string>();
+
 /**
  * The LD_PRELOAD a child with this environment gets: jemalloc first, as `npm start` and the image
  * run the services (infra/lib/jemalloc.sh says why); none when the library is missing or
  * TRIBUTARY_MALLOC=glibc.
  */
 export function jemallocPreload(env: NodeJS.ProcessEnv): string {
-  const { LD_PRELOAD: own = '', ...rest } = env;
-  return execFileSync('bash', [JEMALLOC_SCRIPT, own], { env: rest, encoding: 'utf8' }).trim();
+  const { LD_PRELOAD: own = '', TRIBUTARY_MALLOC: malloc = '' } = env;
+  const key = `${malloc}\n${own}`;
+  let preload = preloads.get(key);
+  if (preload === undefined) {
+    const scriptEnv = {
+      PATH: env['PATH'] ?? process.env['PATH'] ?? '',
+      ...(malloc ? { TRIBUTARY_MALLOC: malloc } : {}),
+    };
+    preload = execFileSync('bash', [JEMALLOC_SCRIPT, own], { env: scriptEnv, encoding: 'utf8' }).trim();
+    preloads.set(key, preload);
+  }
+  return preload;
 }
 
 export interface LaunchOptions {
@@ -90,7 +104,12 @@ function testRunMarker(): NodeJS.ProcessEnv {
   return runId ? { [TEST_RUN_VARIABLE]: runId } : {};
 }
 
-/** One service of ours, from its source: `launchNode(apps/<app>, 'src/main.ts')`. */
+/**
+ * One service of ours, from its source: `launchNode(apps/<app>, 'src/main.ts')` with the node flags
+ * it ships with (serviceNodeOptions: SERVICE_NODE_FLAGS, then the caller's NODE_OPTIONS).
+ */
 export function launchApp(app: AppName, opts: LaunchOptions): ChildProcess {
-  return launchNode(join(REPO_ROOT, 'apps', app), 'src/main.ts', opts);
+  const nodeOptions = serviceNodeOptions(app, opts.env['NODE_OPTIONS']);
+  const env = nodeOptions ? { ...opts.env, NODE_OPTIONS: nodeOptions } : opts.env;
+  return launchNode(join(REPO_ROOT, 'apps', app), 'src/main.ts', { ...opts, env });
 }
