@@ -21,8 +21,10 @@ const stateOf = (pid: number) => readProcess(pid)?.state;
 describe('stop-groups.sh', () => {
   it('counts a group whose processes have all exited, unreaped, as gone', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'stop-groups-'));
-    // A parent that never reaps (it execs sleep) of a child in a group of its own that exits at once.
-    const parent = spawn('bash', ['-c', 'setsid bash -c "exit 0" & echo $!; exec sleep 60'], {
+    // A parent that never reaps (it execs sleep) of a child in a group of its own that exits once the
+    // parent is sleep: a child that exited earlier could be reaped by the parent's bash, before its exec.
+    const child = `until [ "$(cat /proc/$PPID/comm)" = sleep ]; do sleep 0.01; done`;
+    const parent = spawn('bash', ['-c', `setsid bash -c '${child}' & echo $!; exec sleep 60`], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     try {
