@@ -7,6 +7,7 @@ import { cpuShares, cpuSnapshot } from './cpuShares.ts';
 import {
   createBenchDatabase,
   envNumber,
+  serviceNodeOptions,
   services,
   sleep,
   spawnNode,
@@ -36,8 +37,8 @@ const hangShare = envNumber('BENCH_HANG_SHARE', 0.1);
 const timeoutMs = envNumber('BENCH_TIMEOUT_MS', 2_000);
 const warmupSeconds = Math.min(5, Math.max(1, Math.floor(seconds / 6)));
 const backlog = envNumber('BENCH_BACKLOG', 4_000);
-// Node options of the sender processes: the young generation of the package's start script.
-const senderNodeOptions = process.env['BENCH_SENDER_NODE_OPTIONS'] ?? '--max-semi-space-size=64';
+// Node options of the sender processes: the flags the sender ships with (serviceNodeOptions).
+const senderNodeOptions = process.env['BENCH_SENDER_NODE_OPTIONS'] ?? serviceNodeOptions('webhook-sender');
 // Deliveries per queued job (the matcher's default; 1 is one job per delivery).
 const jobBatch = envNumber('BENCH_JOB_BATCH', DELIVERY_BATCH_SIZE);
 const batch = 500;

@@ -32,6 +32,8 @@ import {
   cpuSnapshot,
   measureMachineSpeed,
   measureTableBytes,
+  serviceNodeOptions,
+  type AppName,
 } from '@tributary/testkit/bench';
 import pg from 'pg';
 
@@ -67,8 +69,8 @@ const PROJECTOR_ENV = {
   KAFKA_MAX_BYTES_PER_PARTITION: String(48 * 1024 * 1024),
   MAX_TRANSACTION_BYTES: String(16 * 1024 * 1024),
 };
-// Short-lived bulk objects: a larger young generation lets them die there instead of being promoted.
-const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'] ?? '--max-semi-space-size=64';
+// The flags each service ships with (serviceNodeOptions), unless BENCH_NODE_OPTIONS replaces them.
+const nodeOptionsOf = (app: AppName) => process.env['BENCH_NODE_OPTIONS'] ?? serviceNodeOptions(app);
 const PROFILE = process.env['BENCH_CPU_PROF'];
 const FROM = process.env['BENCH_APPS_FROM'] === 'source' ? 'source' : 'bundle';
 
@@ -142,7 +144,6 @@ try {
     KAFKA_TOPIC_PREFIX: prefix,
     KAFKA_CLIENT_ID: `bench-${id}`,
     LOG_LEVEL: 'info',
-    NODE_OPTIONS,
   };
   const projectorPort = await freePort();
   const projector = startApp('projector', {
@@ -342,7 +343,12 @@ try {
     projectedRows,
     projectedBytes,
     cpuSeconds: { endToEnd: cpuSeconds, projectorOnly: projectorOnlyCpu, rawCopy: rawCopyCpu },
-    services: { follower: FOLLOWER_ENV, projector: PROJECTOR_ENV, nodeOptions: NODE_OPTIONS, appsFrom: FROM },
+    services: {
+      follower: FOLLOWER_ENV,
+      projector: PROJECTOR_ENV,
+      nodeOptions: { follower: nodeOptionsOf('chain-follower'), projector: nodeOptionsOf('projector') },
+      appsFrom: FROM,
+    },
     machine: { ...(await machine(dbUrl)), speedBeforeRun: machineSpeed },
     load: {
       atStart: loadAtStart.map(round),
@@ -392,7 +398,7 @@ function addCpu(a: ReturnType<typeof cpuSecondsBetween>, b: ReturnType<typeof cp
   };
 }
 
-function startApp(app: string, env: Record<string, string>): ChildProcess {
+function startApp(app: AppName, env: Record<string, string>): ChildProcess {
   const log = createWriteStream(join(logDir, `${app}.log`));
   const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE, app)}`] : [];
   const extra = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
@@ -405,7 +411,12 @@ function startApp(app: string, env: Record<string, string>): ChildProcess {
   }
   const child = spawn(process.execPath, [...profile, ...extra, ...main], {
     cwd,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '',
+      NODE_OPTIONS: nodeOptionsOf(app),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.pipe(log);

@@ -126,6 +126,7 @@ export { cpuSecondsBetween, cpuSnapshot } from './processCpu.ts';
 export { type StartedAnvil, startAnvil } from './startAnvil.ts';
 export { freePort } from './freePort.ts';
 export { APP_NAMES, type AppName, TEST_RUN_VARIABLE, launchApp } from './launchNode.ts';
+export { serviceNodeOptions } from './serviceNodeFlags.ts';
 import { launchNode } from './launchNode.ts';
 export { type FaultyRpc, startFaultyRpc } from './startFaultyRpc.ts';
 export { measureTableBytes } from './measureTableBytes.ts';
