@@ -3,6 +3,10 @@ import type { ChaosStack } from '../chaos/startChaosStack.ts';
 import { APP_NAMES, type AppName } from '@tributary/testkit/bench';
 import type { BlockDriver } from './driveSoakBlocks.ts';
 import { readKafkaDisk } from './readKafkaDisk.ts';
+import { availableParallelism } from 'node:os';
+import { hostCpuBetween, readHostCpu } from './readHostCpu.ts';
+import { postgresActivityBetween } from './postgresActivityBetween.ts';
+import { type PostgresCounters, readPostgresActivity } from './readPostgresActivity.ts';
 import { readPostgresSizes } from './readPostgresSizes.ts';
 import { readRedisMemory } from './readRedisMemory.ts';
 import { type PromSeries, metricSum, readServiceMetrics, serviceSample } from './readServiceMetrics.ts';
@@ -13,8 +17,9 @@ import type { SoakReceiver } from './startSoakReceiver.ts';
 const OUTCOMES = ['delivered', 'retry', 'gave_up', 'held'] as const;
 
 /**
- * Takes the soak's samples: every service's /metrics, PostgreSQL's catalog, the broker's log dir,
- * Redis's INFO, and what the receiver, the driver and the API load counted since the previous one.
+ * Takes the soak's samples: every service's /metrics, PostgreSQL's catalog and activity counters,
+ * the broker's log dir, Redis's INFO, the machine's CPU, and what the receiver, the driver and the
+ * API load counted since the previous one.
  */
 export function createSoakSampler(p: {
   stack: ChaosStack;
@@ -25,6 +30,9 @@ export function createSoakSampler(p: {
 }): { take(minute: number): Promise<SoakSample> } {
   let previousAt = Date.now();
   let wal: { lsn: string; atMs: number } | null = null;
+  let pgCounters: PostgresCounters | null = null;
+  let hostCounters = readHostCpu();
+  const cores = availableParallelism();
   const counters = new Map<string, number>();
   /** A counter's increase since the previous sample (null at the first, or while it is missing). */
   const increase = (key: string, value: number | null): number | null => {
@@ -39,6 +47,11 @@ export function createSoakSampler(p: {
   p.receiver.drain();
   p.driver.drain();
   p.api.drain();
+  void readPostgresActivity(p.stack.pool)
+    .then((c) => {
+      pgCounters ??= c;
+    })
+    .catch(() => {});
 
   return {
     async take(minute) {
@@ -49,6 +62,12 @@ export function createSoakSampler(p: {
       );
       const pg = await readPostgresSizes(p.stack.pool, wal).catch(() => null);
       if (pg) wal = { lsn: pg.lsn, atMs: pg.atMs };
+      const pgNow = await readPostgresActivity(p.stack.pool).catch(() => null);
+      const postgresActivity = pgCounters && pgNow ? postgresActivityBetween(pgCounters, pgNow) : null;
+      if (pgNow) pgCounters = pgNow;
+      const hostNow = readHostCpu();
+      const host = hostCounters && hostNow ? hostCpuBetween(hostCounters, hostNow, cores) : null;
+      hostCounters = hostNow;
       const redis = await readRedisMemory(p.stack.servers.redisUrl);
       const kafka = readKafkaDisk(p.kafkaLogDir);
       const now = Date.now();
@@ -97,6 +116,8 @@ export function createSoakSampler(p: {
         services,
         unplannedExits,
         postgres: pg?.sizes ?? null,
+        postgresActivity,
+        host,
         kafka,
         redis,
         latency: {

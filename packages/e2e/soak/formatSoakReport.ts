@@ -1,5 +1,6 @@
 import type { Growth } from './judgeGrowth.ts';
 import type { SoakSample } from './soakSample.ts';
+import { vacuumedTables } from './soakSeries.ts';
 import type { SoakSummary } from './summarizeSoak.ts';
 
 /** The soak's report for the terminal: per-minute samples, growth per hour, the 30-day disk, the goals. */
@@ -42,6 +43,7 @@ export function formatSoakReport(samples: readonly SoakSample[], s: SoakSummary,
       ]),
     );
   }
+  lines.push(...sharedPerSample(samples));
   lines.push(
     '',
     `Growth per hour after a ${s.warmupMinutes}-minute warm-up (least-squares slope ± two standard errors; tables and indexes under 1 MiB left out, all in the JSON):`,
@@ -122,7 +124,62 @@ export function formatSoakReport(samples: readonly SoakSample[], s: SoakSummary,
     const g = s.goals[k as keyof SoakSummary['goals']];
     lines.push(`  ${label.padEnd(30)} ${g.status}${g.offenders.length ? `: ${g.offenders.join(', ')}` : ''}`);
   }
+  if (s.latencyAgainstLoad.some((l) => l.related.length > 0)) {
+    lines.push(
+      '',
+      "Each latency against what PostgreSQL and the machine did, sample by sample after warm-up (Pearson's r,",
+      'the strongest three; several latencies moving with one load point to it, none to the service itself):',
+    );
+    for (const l of s.latencyAgainstLoad)
+      lines.push(
+        `  ${l.latency.padEnd(58)} ${
+          l.related.map((c) => `${c.load} ${c.r >= 0 ? '+' : ''}${c.r.toFixed(2)}`).join(', ') || '-'
+        }`,
+      );
+  }
   return lines.join('\n');
+}
+
+/** What the parts every service shares did in each interval: the machine's CPU and PostgreSQL's maintenance. */
+function sharedPerSample(samples: readonly SoakSample[]): string[] {
+  if (!samples.some((x) => x.postgresActivity || x.host)) return [];
+  const lines = [
+    '',
+    "What the shared parts did per sample (the machine's CPU in cores; PostgreSQL's writes and reads per second):",
+    row([
+      'minute',
+      'CPU busy',
+      'I/O wait',
+      'stolen',
+      'checkpoints',
+      'ckpt writes',
+      'backend wr.',
+      'reads',
+      'hit %',
+      'dead tuples',
+      'vacuum (autovacuum finished, or running)',
+    ]),
+  ];
+  for (const x of samples) {
+    const a = x.postgresActivity;
+    const h = x.host;
+    lines.push(
+      row([
+        x.minute.toFixed(1),
+        h ? h.busyCores.toFixed(2) : '-',
+        h ? h.iowaitCores.toFixed(2) : '-',
+        h ? h.stealCores.toFixed(2) : '-',
+        a ? String(a.checkpoints) : '-',
+        a ? `${bytes(a.checkpointWriteBytesPerSecond)}/s` : '-',
+        a?.backendWriteBytesPerSecond == null ? '-' : `${bytes(a.backendWriteBytesPerSecond)}/s`,
+        a ? `${bytes(a.readBytesPerSecond)}/s` : '-',
+        a?.bufferHitPercent == null ? '-' : a.bufferHitPercent.toFixed(2),
+        a ? String(a.deadTuples) : '-',
+        a ? ` ${vacuumedTables(a).join(' ') || '-'}` : '-',
+      ]).trimEnd(),
+    );
+  }
+  return lines;
 }
 
 function row(cells: string[], first = 8): string {

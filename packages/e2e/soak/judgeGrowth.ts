@@ -41,6 +41,7 @@ const TOLERANCE: Record<SeriesKind, { share: number; floor: number }> = {
   rate: { share: 0.05, floor: 0 },
   disk: { share: 0, floor: 0 },
   info: { share: 0, floor: 0 },
+  load: { share: 0, floor: 0 },
 };
 
 /**

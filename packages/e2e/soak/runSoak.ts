@@ -11,6 +11,7 @@ import { type BlockDriver, driveSoakBlocks } from './driveSoakBlocks.ts';
 import { readKafkaRetention } from './readKafkaDisk.ts';
 import { readWalBound } from './readPostgresSizes.ts';
 import type { SoakSample } from './soakSample.ts';
+import { vacuumedTables } from './soakSeries.ts';
 import { startApiLoad } from './startApiLoad.ts';
 import { type ReceiverFaults, startSoakReceiver } from './startSoakReceiver.ts';
 import type { Retentions } from './summarizeSoak.ts';
@@ -130,7 +131,16 @@ function progressLine(s: SoakSample): string {
   const rss = Object.entries(s.services)
     .map(([app, p]) => `${app.split('-')[0]} ${mib(p.rssBytes)}`)
     .join(' ');
-  return `minute ${s.minute.toFixed(1)}: ${s.pipeline.blocks} blocks, delivered ${s.delivery.deliveredPerSecond.toFixed(0)}/s, latency p50 ${s.latency.p50Ms} p99 ${s.latency.p99Ms} ms, pending ${s.delivery.pending}, RSS MiB ${rss}, db ${mib(s.postgres?.databaseBytes)} MiB, kafka ${mib(s.kafka.logDirBytes)} MiB`;
+  return `minute ${s.minute.toFixed(1)}: ${s.pipeline.blocks} blocks, delivered ${s.delivery.deliveredPerSecond.toFixed(0)}/s, latency p50 ${s.latency.p50Ms} p99 ${s.latency.p99Ms} ms, pending ${s.delivery.pending}, RSS MiB ${rss}, db ${mib(s.postgres?.databaseBytes)} MiB, kafka ${mib(s.kafka.logDirBytes)} MiB${shared(s)}`;
+}
+
+/** The machine's CPU and PostgreSQL's maintenance over the interval, when they were read. */
+function shared(s: SoakSample): string {
+  const a = s.postgresActivity;
+  const cpu = s.host ? `, host CPU ${s.host.busyCores.toFixed(2)} cores` : '';
+  if (!a) return cpu;
+  const vacuumed = vacuumedTables(a).length;
+  return `${cpu}, checkpoint writes ${(a.checkpointWriteBytesPerSecond / 2 ** 20).toFixed(1)} MiB/s, ${vacuumed} tables vacuumed`;
 }
 
 function sleepUntil(at: number, signal: AbortSignal): Promise<void> {

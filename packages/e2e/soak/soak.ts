@@ -1,8 +1,9 @@
 // The soak command (`npm run soak -- --minutes 60`): the whole stack on servers of its own under a
 // sustained load for `--minutes`, every service's memory and event-loop delay, every table's and
 // index's size, WAL, Kafka's log, Redis's memory, the block-to-webhook latency and the delivery
-// rate sampled every `--sample-seconds`; then each quantity's growth per hour after warm-up and the
-// disk a 30-day run would reach. Options (or SOAK_* variables):
+// rate sampled every `--sample-seconds`, with what PostgreSQL (checkpoints, vacuums, reads) and the
+// machine's CPU did; then each quantity's growth per hour after warm-up, each latency against those,
+// and the disk a 30-day run would reach. Options (or SOAK_* variables):
 //   --minutes N (60)  --warmup-minutes N (10, at most a third of the run)  --sample-seconds N (60)
 //   --streams N (100)  --logs N (300 Transfer logs per block)  --block-ms N (1000)
 //   --origins N (10 receiver origins)  --fail-percent N (5)  --slow-percent N (5)  --slow-ms N (2000)

@@ -32,6 +32,41 @@ export interface PostgresSizes {
   walWrittenPerSecond: number | null;
 }
 
+/** What PostgreSQL did over the interval (see postgresActivityBetween). */
+export interface PostgresActivity {
+  /** Checkpoints completed (timed and requested), and those requested (WAL filled max_wal_size, or a CHECKPOINT). */
+  checkpoints: number;
+  checkpointsRequested: number;
+  /** Time checkpoints spent writing and syncing over the interval. */
+  checkpointWriteSeconds: number;
+  /** Bytes of buffers written per second by checkpoints, by the background writer, and by backends themselves. */
+  checkpointWriteBytesPerSecond: number;
+  bgwriterWriteBytesPerSecond: number;
+  /** Null from PostgreSQL 17, which counts backends' writes in pg_stat_io. */
+  backendWriteBytesPerSecond: number | null;
+  /** Bytes of blocks read per second from outside shared buffers (the OS cache or the disk). */
+  readBytesPerSecond: number;
+  /** Blocks found in shared buffers, in percent of those asked for; null when none was asked for. */
+  bufferHitPercent: number | null;
+  tempBytesPerSecond: number;
+  /** Tables (partitions by their own name) whose autovacuum or autoanalyze finished in the interval. */
+  autovacuumed: string[];
+  autoanalyzed: string[];
+  /** Vacuums running at the sample, with their phase and how long they have run. */
+  vacuumsRunning: { table: string; phase: string; seconds: number }[];
+  /** Dead tuples of every table at the sample. */
+  deadTuples: number;
+}
+
+/** The machine's CPU over the interval, in cores, whoever used it. */
+export interface HostCpu {
+  cores: number;
+  busyCores: number;
+  iowaitCores: number;
+  /** Time the hypervisor gave to other guests while this one wanted to run. */
+  stealCores: number;
+}
+
 export interface KafkaDisk {
   /** Everything under the broker's log dir, as allocated on disk. */
   logDirBytes: number;
@@ -58,6 +93,13 @@ export interface SoakSample {
   /** Exits of each service its supervisor saw that the soak did not ask for, since the start. */
   unplannedExits: Partial<Record<AppName, number>>;
   postgres: PostgresSizes | null;
+  /**
+   * What the parts every service shares did over the interval: PostgreSQL's maintenance and
+   * caching, and the machine's CPU. Missing in runs written before they were sampled; null at the
+   * first sample or when unread.
+   */
+  postgresActivity?: PostgresActivity | null;
+  host?: HostCpu | null;
   kafka: KafkaDisk;
   redis: { usedMemoryBytes: number; rssBytes: number } | null;
   latency: LatencySample;

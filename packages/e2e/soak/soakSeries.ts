@@ -1,16 +1,18 @@
-import type { SoakSample } from './soakSample.ts';
+import type { PostgresActivity, SoakSample } from './soakSample.ts';
 
 /**
  * What a quantity is, which decides how its growth is judged: memory should stay flat, latency
  * and backlogs should not rise, rates should not fall, disk grows and is judged by its 30-day
- * projection, and `info` quantities are only reported.
+ * projection, and `info` quantities are only reported. `load` is what the parts every service
+ * shares did (PostgreSQL's checkpoints, vacuums and reads, the machine's CPU): reported, and set
+ * against the latencies to tell a step they all take together from one service's own.
  */
-export type SeriesKind = 'memory' | 'latency' | 'backlog' | 'rate' | 'disk' | 'info';
+export type SeriesKind = 'memory' | 'latency' | 'backlog' | 'rate' | 'disk' | 'info' | 'load';
 
 export interface Series {
   name: string;
   kind: SeriesKind;
-  unit: 'bytes' | 'bytes/s' | 'ms' | 's' | '/s' | 'count' | 'cores';
+  unit: 'bytes' | 'bytes/s' | 'ms' | 's' | '/s' | 'count' | 'cores' | '%';
   /** x: hours since the load started; y: the value. */
   points: { x: number; y: number }[];
   /**
@@ -99,11 +101,33 @@ export function soakSeries(samples: readonly SoakSample[]): Series[] {
         add(`table ${t}`, 'disk', 'bytes', s, bytes);
       for (const [i, v] of Object.entries(s.postgres.indexes)) add(`index ${i}`, 'disk', 'bytes', s, v.bytes);
     }
+    const a = s.postgresActivity;
+    if (a) {
+      add('postgres checkpoint writes', 'load', 'bytes/s', s, a.checkpointWriteBytesPerSecond);
+      add('postgres background writer writes', 'load', 'bytes/s', s, a.bgwriterWriteBytesPerSecond);
+      add('postgres backend writes', 'load', 'bytes/s', s, a.backendWriteBytesPerSecond);
+      add('postgres reads outside shared buffers', 'load', 'bytes/s', s, a.readBytesPerSecond);
+      add('postgres buffer hit ratio', 'load', '%', s, a.bufferHitPercent);
+      add('postgres temp files written', 'load', 'bytes/s', s, a.tempBytesPerSecond);
+      // Tables vacuumed in the interval: an autovacuum finished in it, or a vacuum running at its end.
+      add('postgres tables vacuumed', 'load', 'count', s, vacuumedTables(a).length);
+      add('postgres dead tuples', 'load', 'count', s, a.deadTuples);
+    }
+    if (s.host) {
+      add('host CPU busy', 'load', 'cores', s, s.host.busyCores);
+      add('host CPU waiting on I/O', 'load', 'cores', s, s.host.iowaitCores);
+      add('host CPU stolen', 'load', 'cores', s, s.host.stealCores);
+    }
     add('kafka log dir', 'disk', 'bytes', s, s.kafka.logDirBytes);
     for (const [t, bytes] of Object.entries(s.kafka.topics))
       add(`kafka topic ${t}`, 'disk', 'bytes', s, bytes);
   }
   return [...all.values()];
+}
+
+/** The tables vacuumed in an interval: an autovacuum finished in it, or a vacuum (auto or not) running at its end. */
+export function vacuumedTables(a: PostgresActivity): string[] {
+  return [...new Set([...a.autovacuumed, ...a.vacuumsRunning.map((v) => v.table)])].sort();
 }
 
 /** Percentiles of an interval with no webhook are NaN: no point. */

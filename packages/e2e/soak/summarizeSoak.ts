@@ -2,6 +2,7 @@ import { type Growth, judgeGrowth } from './judgeGrowth.ts';
 import { leastSquares } from './leastSquares.ts';
 import { type DiskProjection, projectDisk } from './projectDisk.ts';
 import type { SoakSample } from './soakSample.ts';
+import { type LatencyAgainstLoad, relateLatencyToLoad } from './relateLatencyToLoad.ts';
 import { soakSeries } from './soakSeries.ts';
 
 export interface KafkaTopicRetention {
@@ -43,6 +44,8 @@ export interface SoakSummary {
   growth: Growth[];
   disk: DiskRow[];
   diskTotal: { bytesAtEnd: number; projected30dBytes: number; withoutRetention30dBytes: number };
+  /** Each latency against what PostgreSQL and the machine did (empty for runs that did not sample them). */
+  latencyAgainstLoad: LatencyAgainstLoad[];
   goals: Record<
     'memoryFlat' | 'diskBoundedByRetention' | 'latencySteady' | 'deliveryRateSteady',
     { status: GoalStatus; offenders: string[] }
@@ -58,7 +61,8 @@ export function summarizeSoak(
   o: { warmupMinutes: number; retentions: Retentions },
 ): SoakSummary {
   const warmupHours = o.warmupMinutes / 60;
-  const growth = soakSeries(samples).map((s) => judgeGrowth(s, warmupHours));
+  const series = soakSeries(samples);
+  const growth = series.map((s) => judgeGrowth(s, warmupHours));
   const runHours = (samples[samples.length - 1]?.minute ?? 0) / 60;
   const disk = [...storeSeries(samples)].map(([store, { cls, points }]) => {
     const fit = leastSquares(points.filter((p) => p.x >= warmupHours));
@@ -96,6 +100,7 @@ export function summarizeSoak(
       projected30dBytes: sum((r) => r.bytes),
       withoutRetention30dBytes: sum((r) => r.withoutRetentionBytes),
     },
+    latencyAgainstLoad: relateLatencyToLoad(series, warmupHours),
     goals: {
       memoryFlat: goal(names(memory.filter((g) => g.verdict === 'grows')), memory),
       latencySteady: goal(names(latency.filter((g) => g.verdict === 'grows')), latency),

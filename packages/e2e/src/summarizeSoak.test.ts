@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { deliveryRetentionFromEnv } from '../soak/deliveryRetentionFromEnv.ts';
+import { formatSoakReport } from '../soak/formatSoakReport.ts';
+import { postgresActivityBetween } from '../soak/postgresActivityBetween.ts';
+import { hostCpuBetween, parseProcStat } from '../soak/readHostCpu.ts';
+import type { PostgresCounters } from '../soak/readPostgresActivity.ts';
+import { pearson } from '../soak/relateLatencyToLoad.ts';
 import { judgeGrowth } from '../soak/judgeGrowth.ts';
 import { leastSquares } from '../soak/leastSquares.ts';
 import { projectDisk } from '../soak/projectDisk.ts';
@@ -279,5 +284,161 @@ describe('summarizeSoak', () => {
       status: 'missed',
       offenders: ['postgres deliveries (with indexes)'],
     });
+  });
+});
+
+describe('what the shared parts did', () => {
+  it("reads the machine's CPU from /proc/stat, in cores over the interval", () => {
+    // user nice system idle iowait irq softirq steal guest guest_nice
+    const before = parseProcStat('cpu  100 0 50 800 20 0 10 20 0 0\ncpu0 1 2 3\nintr 5\n', 0)!;
+    const after = parseProcStat('cpu  160 0 70 880 40 0 10 40 30 0\n', 1000)!;
+    expect(before).toEqual({ atMs: 0, busy: 160, iowait: 20, steal: 20, total: 1000 });
+    // 200 ticks passed on 2 cores: 80 busy, 80 idle, 20 waiting, 20 stolen (guest time is in user).
+    expect(hostCpuBetween(before, after, 2)).toEqual({
+      cores: 2,
+      busyCores: 0.8,
+      iowaitCores: 0.2,
+      stealCores: 0.2,
+    });
+    expect(parseProcStat('no cpu here', 0)).toBeNull();
+  });
+
+  it("turns PostgreSQL's counters into what it did over the interval", () => {
+    const at = (ms: number, c: Partial<PostgresCounters>): PostgresCounters => ({
+      atMs: ms,
+      blockBytes: 8192,
+      checkpointsTimed: 10,
+      checkpointsRequested: 1,
+      checkpointWriteMs: 5_000,
+      checkpointSyncMs: 100,
+      buffersCheckpoint: 1_000,
+      buffersClean: 0,
+      buffersBackend: 50,
+      blocksHit: 9_000,
+      blocksRead: 1_000,
+      tempBytes: 0,
+      autovacuums: { deliveries: 2, blocks: 0 },
+      autoanalyzes: { deliveries: 3, blocks: 1 },
+      deadTuples: 10,
+      running: [],
+      ...c,
+    });
+    const before = at(0, {});
+    const after = at(10_000, {
+      checkpointsTimed: 11,
+      checkpointWriteMs: 9_000,
+      checkpointSyncMs: 600,
+      buffersCheckpoint: 2_280,
+      blocksHit: 9_900,
+      blocksRead: 1_100,
+      autovacuums: { deliveries: 3, blocks: 0, logs: 1 },
+      deadTuples: 700,
+      running: [{ table: 'transfers', phase: 'scanning heap', seconds: 42 }],
+    });
+    expect(postgresActivityBetween(before, after)).toEqual({
+      checkpoints: 1,
+      checkpointsRequested: 0,
+      checkpointWriteSeconds: 4.5,
+      checkpointWriteBytesPerSecond: (1_280 * 8192) / 10,
+      bgwriterWriteBytesPerSecond: 0,
+      backendWriteBytesPerSecond: 0,
+      readBytesPerSecond: (100 * 8192) / 10,
+      bufferHitPercent: 90,
+      tempBytesPerSecond: 0,
+      // A table first seen with one autovacuum had it in the interval.
+      autovacuumed: ['deliveries', 'logs'],
+      autoanalyzed: [],
+      vacuumsRunning: [{ table: 'transfers', phase: 'scanning heap', seconds: 42 }],
+      deadTuples: 700,
+    });
+    // A restarted server (or a statistics reset) counts from 0; no block asked for, no ratio.
+    const restarted = postgresActivityBetween(
+      after,
+      at(20_000, { checkpointsTimed: 1, blocksHit: 0, blocksRead: 0 }),
+    );
+    expect(restarted.checkpoints).toBe(1);
+    expect(restarted.bufferHitPercent).toBeNull();
+    expect(after.buffersBackend).toBe(50);
+    expect(
+      postgresActivityBetween(before, at(10_000, { buffersBackend: null })).backendWriteBytesPerSecond,
+    ).toBeNull();
+  });
+
+  it('Pearson r: 1 and -1 for lines, null when a side does not vary', () => {
+    expect(pearson([1, 2, 3], [2, 4, 6])).toBeCloseTo(1, 12);
+    expect(pearson([1, 2, 3], [3, 2, 1])).toBeCloseTo(-1, 12);
+    expect(pearson([1, 2, 3], [5, 5, 5])).toBeNull();
+    expect(pearson([1, 1, 2, 2], [1, 2, 1, 2])).toBe(0);
+  });
+
+  // The run of above with a step at minute 40 that the webhook latency, the projector and
+  // checkpoint writes take together, while the machine's CPU only wobbles on a cycle of three.
+  const step = (m: number) => (m >= 40 ? 1 : 0);
+  const stepped: SoakSample[] = samples.map((x) => ({
+    ...x,
+    latency: { ...x.latency, p50Ms: x.latency.p50Ms + 15 * step(x.minute) },
+    pipeline: { ...x.pipeline, projectorBatchMs: (x.pipeline.projectorBatchMs ?? 0) + 8 * step(x.minute) },
+    postgresActivity:
+      x.minute === 0
+        ? null
+        : {
+            checkpoints: x.minute % 5 === 0 ? 1 : 0,
+            checkpointsRequested: 0,
+            checkpointWriteSeconds: 50,
+            checkpointWriteBytesPerSecond: 4 * MiB + 6 * MiB * step(x.minute) + (x.minute % 2) * 0.1 * MiB,
+            bgwriterWriteBytesPerSecond: 0,
+            backendWriteBytesPerSecond: 0,
+            readBytesPerSecond: MiB,
+            bufferHitPercent: 99.5,
+            tempBytesPerSecond: 0,
+            autovacuumed: x.minute === 45 ? ['deliveries_p20260101'] : [],
+            autoanalyzed: [],
+            vacuumsRunning:
+              x.minute === 44 ? [{ table: 'transfers', phase: 'scanning heap', seconds: 30 }] : [],
+            deadTuples: 1_000 + x.minute,
+          },
+    host:
+      x.minute === 0
+        ? null
+        : { cores: 2, busyCores: 1.5 + (x.minute % 3) * 0.05, iowaitCores: 0, stealCores: 0 },
+  }));
+  const summary = summarizeSoak(stepped, { warmupMinutes: 10, retentions: retentions(72) });
+
+  it('sets each latency against the load of the shared parts, and names what moved with it', () => {
+    const of = (latency: string) => summary.latencyAgainstLoad.find((l) => l.latency === latency)!;
+    const webhook = of('webhook latency p50 (block mined → unconfirmed webhook)');
+    expect(webhook.related[0]?.load).toBe('postgres checkpoint writes');
+    expect(webhook.related[0]?.r).toBeGreaterThan(0.95);
+    expect(webhook.related[0]?.samples).toBe(51);
+    expect(of('projector time per transaction').related[0]?.load).toBe('postgres checkpoint writes');
+    // The CPU's wobble does not move with the step.
+    const cpu = webhook.related.find((c) => c.load === 'host CPU busy');
+    expect(Math.abs(cpu?.r ?? 0)).toBeLessThan(0.3);
+    // The load is reported, never judged as a goal.
+    expect(summary.growth.find((g) => g.quantity === 'postgres tables vacuumed')?.kind).toBe('load');
+    expect(
+      summary.goals.memoryFlat.offenders.some((o) => o.startsWith('postgres') || o.startsWith('host')),
+    ).toBe(false);
+  });
+
+  it('prints the shared parts per sample and the latencies against them; a run without them prints neither', () => {
+    const report = formatSoakReport(stepped, summary, 'soak');
+    expect(report).toContain("What the shared parts did per sample (the machine's CPU in cores");
+    // The second table's row of minute 44 (the first is the per-sample table's).
+    const rowsOf = (m: string) => report.split('\n').filter((l) => l.startsWith(`${m} `));
+    const minute44 = rowsOf('44.0')[1]!;
+    expect(minute44).toContain('transfers');
+    expect(minute44).toContain('10.0 MiB/s');
+    expect(rowsOf('45.0')[1]).toContain('deliveries_p20260101');
+    expect(report).toMatch(
+      /webhook latency p50 \(block mined → unconfirmed webhook\)\s+postgres checkpoint writes \+0\.9\d/,
+    );
+    const old = formatSoakReport(
+      samples,
+      summarizeSoak(samples, { warmupMinutes: 10, retentions: retentions(72) }),
+      'soak',
+    );
+    expect(old).not.toContain('What the shared parts did');
+    expect(old).not.toContain("Pearson's r");
   });
 });

@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import type { HostCpu } from './soakSample.ts';
+
+/** The machine's CPU time by state since boot, in clock ticks (the first line of /proc/stat). */
+export interface HostCpuCounters {
+  atMs: number;
+  busy: number;
+  iowait: number;
+  steal: number;
+  total: number;
+}
+
+/**
+ * The `cpu` line of /proc/stat: user nice system idle iowait irq softirq steal guest guest_nice.
+ * Guest time is counted in user already; busy is everything but idle, iowait and steal.
+ */
+export function parseProcStat(text: string, atMs: number): HostCpuCounters | null {
+  const line = /^cpu\s+([\d\s]+)$/m.exec(text)?.[1];
+  if (!line) return null;
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  return {
+    atMs,
+    busy: user + nice + system + irq + softirq,
+    iowait,
+    steal,
+    total: user + nice + system + idle + iowait + irq + softirq + steal,
+  };
+}
+
+/** The host's counters now; null where there is no /proc/stat (not Linux). */
+export function readHostCpu(): HostCpuCounters | null {
+  try {
+    return parseProcStat(readFileSync('/proc/stat', 'utf8'), Date.now());
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The machine's CPU between two reads, in cores: busy (every process, the soak's servers and
+ * whatever else runs), waiting on I/O, and stolen by the hypervisor for other guests.
+ */
+export function hostCpuBetween(before: HostCpuCounters, now: HostCpuCounters, cores: number): HostCpu {
+  const total = now.total - before.total;
+  const share = (a: number, b: number) => (total > 0 ? ((b - a) / total) * cores : 0);
+  return {
+    cores,
+    busyCores: share(before.busy, now.busy),
+    iowaitCores: share(before.iowait, now.iowait),
+    stealCores: share(before.steal, now.steal),
+  };
+}
