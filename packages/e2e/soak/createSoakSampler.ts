@@ -3,7 +3,6 @@ import type { ChaosStack } from '../chaos/startChaosStack.ts';
 import { APP_NAMES, type AppName } from '@tributary/testkit/bench';
 import type { BlockDriver } from './driveSoakBlocks.ts';
 import { readKafkaDisk } from './readKafkaDisk.ts';
-import { availableParallelism } from 'node:os';
 import { hostCpuBetween, readHostCpu } from './readHostCpu.ts';
 import { postgresActivityBetween } from './postgresActivityBetween.ts';
 import { type PostgresCounters, readPostgresActivity } from './readPostgresActivity.ts';
@@ -32,7 +31,6 @@ export function createSoakSampler(p: {
   let wal: { lsn: string; atMs: number } | null = null;
   let pgCounters: PostgresCounters | null = null;
   let hostCounters = readHostCpu();
-  const cores = availableParallelism();
   const counters = new Map<string, number>();
   /** A counter's increase since the previous sample (null at the first, or while it is missing). */
   const increase = (key: string, value: number | null): number | null => {
@@ -66,7 +64,7 @@ export function createSoakSampler(p: {
       const postgresActivity = pgCounters && pgNow ? postgresActivityBetween(pgCounters, pgNow) : null;
       if (pgNow) pgCounters = pgNow;
       const hostNow = readHostCpu();
-      const host = hostCounters && hostNow ? hostCpuBetween(hostCounters, hostNow, cores) : null;
+      const host = hostCounters && hostNow ? hostCpuBetween(hostCounters, hostNow) : null;
       hostCounters = hostNow;
       const redis = await readRedisMemory(p.stack.servers.redisUrl);
       const kafka = readKafkaDisk(p.kafkaLogDir);

@@ -4,6 +4,8 @@ import type { HostCpu } from './soakSample.ts';
 /** The machine's CPU time by state since boot, in clock ticks (the first line of /proc/stat). */
 export interface HostCpuCounters {
   atMs: number;
+  /** The CPUs /proc/stat counts (its cpuN lines): what the ticks are shared over. */
+  cpus: number;
   busy: number;
   iowait: number;
   steal: number;
@@ -23,6 +25,7 @@ export function parseProcStat(text: string, atMs: number): HostCpuCounters | nul
     .map(Number);
   return {
     atMs,
+    cpus: Math.max(1, text.match(/^cpu\d+\s/gm)?.length ?? 1),
     busy: user + nice + system + irq + softirq,
     iowait,
     steal,
@@ -41,9 +44,11 @@ export function readHostCpu(): HostCpuCounters | null {
 
 /**
  * The machine's CPU between two reads, in cores: busy (every process, the soak's servers and
- * whatever else runs), waiting on I/O, and stolen by the hypervisor for other guests.
+ * whatever else runs), waiting on I/O, and stolen by the hypervisor for other guests. The cores are
+ * the machine's, as /proc/stat counts them, whatever a cgroup lets this process use.
  */
-export function hostCpuBetween(before: HostCpuCounters, now: HostCpuCounters, cores: number): HostCpu {
+export function hostCpuBetween(before: HostCpuCounters, now: HostCpuCounters): HostCpu {
+  const cores = now.cpus;
   const total = now.total - before.total;
   const share = (a: number, b: number) => (total > 0 ? ((b - a) / total) * cores : 0);
   return {

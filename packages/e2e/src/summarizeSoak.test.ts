@@ -290,11 +290,12 @@ describe('summarizeSoak', () => {
 describe('what the shared parts did', () => {
   it("reads the machine's CPU from /proc/stat, in cores over the interval", () => {
     // user nice system idle iowait irq softirq steal guest guest_nice
-    const before = parseProcStat('cpu  100 0 50 800 20 0 10 20 0 0\ncpu0 1 2 3\nintr 5\n', 0)!;
-    const after = parseProcStat('cpu  160 0 70 880 40 0 10 40 30 0\n', 1000)!;
-    expect(before).toEqual({ atMs: 0, busy: 160, iowait: 20, steal: 20, total: 1000 });
+    const cpus = 'cpu0 50 0 25 400 10 0 5 10 0 0\ncpu1 50 0 25 400 10 0 5 10 0 0\nintr 5\n';
+    const before = parseProcStat(`cpu  100 0 50 800 20 0 10 20 0 0\n${cpus}`, 0)!;
+    const after = parseProcStat(`cpu  160 0 70 880 40 0 10 40 30 0\n${cpus}`, 1000)!;
+    expect(before).toEqual({ atMs: 0, cpus: 2, busy: 160, iowait: 20, steal: 20, total: 1000 });
     // 200 ticks passed on 2 cores: 80 busy, 80 idle, 20 waiting, 20 stolen (guest time is in user).
-    expect(hostCpuBetween(before, after, 2)).toEqual({
+    expect(hostCpuBetween(before, after)).toEqual({
       cores: 2,
       busyCores: 0.8,
       iowaitCores: 0.2,
