@@ -19,7 +19,7 @@ import {
   createBenchDatabase,
   envNumber,
   services,
-  spawnNode,
+  spawnApp,
   startAnvil,
   startFaultyRpc,
   stopChild,
@@ -167,7 +167,7 @@ async function backfill(
   const db = await createBenchDatabase();
   const pool = new pg.Pool({ connectionString: db.url, max: 1 });
   const spawnedAt = Date.now();
-  const follower = spawnNode(new URL('../', import.meta.url).pathname, 'src/main.ts', {
+  const follower = spawnApp('chain-follower', {
     ...FOLLOWER_ENV,
     ...extraEnv,
     RPC_URL: rpcUrl,

@@ -31,7 +31,7 @@ import { benchDatabaseName, seedParams } from './datasetShape.ts';
 import { percentile } from './openLoopLoad.ts';
 import { type EndpointName, RequestMix } from './requestMix.ts';
 import { seedDataset } from './seedDataset.ts';
-import { freePort } from '@tributary/testkit/bench';
+import { buildAppBundle, freePort } from '@tributary/testkit/bench';
 
 const env = process.env;
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -165,7 +165,7 @@ const valgrind = ensureValgrind();
 const benchUrl = await seedDataset(BASE_URL, env);
 if (env['BENCH_INSTR_BUILD'] !== 'false') {
   say('building the gateway bundle');
-  execFileSync(process.execPath, ['../../infra/build/bundle.mjs'], { cwd: GATEWAY_DIR, stdio: 'inherit' });
+  buildAppBundle('gateway', 'inherit');
 }
 
 const pool = createPool({ connectionString: benchUrl, max: 1, application: 'bench-keys' });

@@ -10,6 +10,7 @@ import {
   serviceNodeOptions,
   services,
   sleep,
+  spawnApp,
   spawnNode,
   stopChild,
   unique,
@@ -37,13 +38,14 @@ const hangShare = envNumber('BENCH_HANG_SHARE', 0.1);
 const timeoutMs = envNumber('BENCH_TIMEOUT_MS', 2_000);
 const warmupSeconds = Math.min(5, Math.max(1, Math.floor(seconds / 6)));
 const backlog = envNumber('BENCH_BACKLOG', 4_000);
-// Node options of the sender processes: the flags the sender ships with (serviceNodeOptions).
-const senderNodeOptions = process.env['BENCH_SENDER_NODE_OPTIONS'] ?? serviceNodeOptions('webhook-sender');
+// Node options of the sender processes: the flags the sender ships with (serviceNodeOptions), then
+// BENCH_SENDER_NODE_OPTIONS, which win; launchApp gives them.
+const benchSenderOptions = process.env['BENCH_SENDER_NODE_OPTIONS'];
+const senderNodeOptions = serviceNodeOptions('webhook-sender', benchSenderOptions);
 // Deliveries per queued job (the matcher's default; 1 is one job per delivery).
 const jobBatch = envNumber('BENCH_JOB_BATCH', DELIVERY_BATCH_SIZE);
 const batch = 500;
 
-const senderDir = fileURLToPath(new URL('../', import.meta.url));
 const benchDir = fileURLToPath(new URL('./', import.meta.url));
 
 // One transfer-sized body (about 1.3 KB), as the matcher stores them. Serialized once per stream
@@ -218,9 +220,9 @@ async function main() {
       ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
       OPS_PORT: '0',
       LOG_LEVEL: 'error',
-      ...(senderNodeOptions ? { NODE_OPTIONS: senderNodeOptions } : {}),
+      ...(benchSenderOptions === undefined ? {} : { NODE_OPTIONS: benchSenderOptions }),
     };
-    for (let i = 0; i < senders; i++) children.push(spawnNode(senderDir, 'src/main.ts', senderEnv));
+    for (let i = 0; i < senders; i++) children.push(spawnApp('webhook-sender', senderEnv));
     const redis = await queue.client;
     const cpu = () =>
       cpuSnapshot({

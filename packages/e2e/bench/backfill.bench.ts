@@ -10,7 +10,7 @@
 // Env: BENCH_LOGS (1000000), BENCH_LOGS_PER_TX (5000), BENCH_COMPRESSION (none|gzip, default none),
 // BENCH_APPS_FROM (bundle: dist/main.mjs as the image runs it; source: src/main.ts through tsx),
 // BENCH_KEEP_LOGS=true keeps the services' log files, BENCH_CPU_PROF=<dir> writes their CPU profiles
-// there, BENCH_NODE_OPTIONS replaces the services' NODE_OPTIONS, BENCH_NODE_ARGS adds node flags
+// there, BENCH_NODE_OPTIONS comes after the flags the services ship with (and wins), BENCH_NODE_ARGS adds node flags
 // (e.g. --trace-gc), BENCH_FOLLOWER_<NAME> overrides one of the follower settings below;
 // DATABASE_URL, KAFKA_BROKERS as usual.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -30,6 +30,8 @@ import { createDevnetClient, deployBulkTransferEmitter } from '@tributary/devnet
 import {
   cpuSecondsBetween,
   cpuSnapshot,
+  jemallocPreload,
+  launchApp,
   measureMachineSpeed,
   measureTableBytes,
   serviceNodeOptions,
@@ -69,8 +71,8 @@ const PROJECTOR_ENV = {
   KAFKA_MAX_BYTES_PER_PARTITION: String(48 * 1024 * 1024),
   MAX_TRANSACTION_BYTES: String(16 * 1024 * 1024),
 };
-// The flags each service ships with (serviceNodeOptions), unless BENCH_NODE_OPTIONS replaces them.
-const nodeOptionsOf = (app: AppName) => process.env['BENCH_NODE_OPTIONS'] ?? serviceNodeOptions(app);
+// The flags each service ships with (serviceNodeOptions), then BENCH_NODE_OPTIONS, which win.
+const nodeOptionsOf = (app: AppName) => serviceNodeOptions(app, process.env['BENCH_NODE_OPTIONS']);
 const PROFILE = process.env['BENCH_CPU_PROF'];
 const FROM = process.env['BENCH_APPS_FROM'] === 'source' ? 'source' : 'bundle';
 
@@ -347,6 +349,7 @@ try {
       follower: FOLLOWER_ENV,
       projector: PROJECTOR_ENV,
       nodeOptions: { follower: nodeOptionsOf('chain-follower'), projector: nodeOptionsOf('projector') },
+      allocator: jemallocPreload(process.env) ? 'jemalloc' : "glibc's malloc",
       appsFrom: FROM,
     },
     machine: { ...(await machine(dbUrl)), speedBeforeRun: machineSpeed },
@@ -401,23 +404,20 @@ function addCpu(a: ReturnType<typeof cpuSecondsBetween>, b: ReturnType<typeof cp
 function startApp(app: AppName, env: Record<string, string>): ChildProcess {
   const log = createWriteStream(join(logDir, `${app}.log`));
   const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE, app)}`] : [];
-  const extra = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-  const cwd = join(ROOT, 'apps', app);
-  // As the image runs them: from the app's bundle (built here), or from source through tsx.
-  let main = ['--import', 'tsx', 'src/main.ts'];
-  if (FROM === 'bundle') {
-    execFileSync(process.execPath, [join(ROOT, 'infra/build/bundle.mjs')], { cwd, stdio: 'ignore' });
-    main = ['dist/main.mjs'];
-  }
-  const child = spawn(process.execPath, [...profile, ...extra, ...main], {
-    cwd,
+  const benchOptions = process.env['BENCH_NODE_OPTIONS'];
+  // As the image runs them (from the app's bundle, built here) or from source through tsx; the
+  // one launcher gives the flags they ship with, BENCH_NODE_OPTIONS after them, and jemalloc.
+  const child = launchApp(app, {
+    from: FROM,
     env: {
       PATH: process.env['PATH'] ?? '',
       HOME: process.env['HOME'] ?? '',
-      NODE_OPTIONS: nodeOptionsOf(app),
+      ...(benchOptions === undefined ? {} : { NODE_OPTIONS: benchOptions }),
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdout: 'pipe',
+    stderr: 'pipe',
+    nodeArgs: profile,
   });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);

@@ -7,7 +7,6 @@ import { enqueueDeliveries } from '@tributary/webhooks';
 import { openTestWebhookQueue } from '@tributary/webhooks/testing';
 import type { Queue } from 'bullmq';
 import {
-  REPO_ROOT,
   createBenchDatabase,
   cpuSnapshot,
   envNumber,
@@ -15,7 +14,8 @@ import {
   percentile,
   services,
   sleep,
-  spawnNode,
+  spawnApp,
+  type AppName,
   stopChild,
   unique,
   writeResult,
@@ -38,15 +38,14 @@ const deliveries = envNumber('BENCH_DELIVERIES', 20_000);
 const concurrency = envNumber('BENCH_CONCURRENCY', 32);
 const connections = envNumber('BENCH_CONNECTIONS', 32);
 const seconds = envNumber('BENCH_SECONDS', 20);
-const appDir = (app: string) => `${REPO_ROOT}apps/${app}/`;
 
 /** Starts `count` processes of an app, each on ports of its own; resolves once each is ready. */
-async function startProcesses(app: string, count: number, env: Record<string, string>) {
+async function startProcesses(app: AppName, count: number, env: Record<string, string>) {
   const started = [];
   for (let i = 1; i <= count; i++) {
     const ops = await freePort();
     const http = await freePort();
-    const child = spawnNode(appDir(app), 'src/main.ts', {
+    const child = spawnApp(app, {
       ...env,
       KAFKA_CLIENT_ID: unique(`bench-${app}-${i}`),
       OPS_PORT: String(ops),

@@ -15,10 +15,9 @@ import {
   randomHex,
   services,
   sleep,
-  spawnNode,
+  spawnApp,
   stopChild,
   unique,
-  REPO_ROOT,
   writeResult,
 } from '@tributary/testkit/bench';
 import { TRANSFER_TOPIC0, erc20TransferEventAbi } from '@tributary/evm';
@@ -33,8 +32,6 @@ import { TRANSFER_TOPIC0, erc20TransferEventAbi } from '@tributary/evm';
 const seconds = envNumber('BENCH_SECONDS', 120);
 const blocksPerSecond = envNumber('BENCH_BLOCKS_PER_SECOND', 10);
 const bgPerBlock = envNumber('BENCH_BG_PER_BLOCK', 20);
-const matcherDir = `${REPO_ROOT}apps/stream-matcher/`;
-const senderDir = `${REPO_ROOT}apps/webhook-sender/`;
 
 async function main() {
   const db = await createBenchDatabase();
@@ -71,7 +68,7 @@ async function main() {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  const children: ReturnType<typeof spawnNode>[] = [];
+  const children: ReturnType<typeof spawnApp>[] = [];
 
   try {
     const accountId = randomUUID();
@@ -113,12 +110,12 @@ async function main() {
       LOG_LEVEL: 'error',
     };
     children.push(
-      spawnNode(matcherDir, 'src/main.ts', {
+      spawnApp('stream-matcher', {
         ...common,
         MATCHER_GROUP_ID: `${prefix}-m`,
         RPC_URL: services.rpcUrl,
       }),
-      spawnNode(senderDir, 'src/main.ts', {
+      spawnApp('webhook-sender', {
         ...common,
         SENDER_CONCURRENCY: '50',
         ALLOW_PRIVATE_WEBHOOK_URLS: 'true',

@@ -59,12 +59,30 @@ export function spawnNode(
   args: string[] = [],
 ): ChildProcess {
   // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the services (launchNode adds it).
-  const child = launchNode(cwd, script, {
-    env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', ...childEnv },
-    stdout: 'pipe',
-    stderr: 'inherit',
-    args,
-  });
+  const child = launchNode(cwd, script, { env: benchEnv(childEnv), stdout: 'pipe', stderr: 'inherit', args });
+  return readLines(child, onLine);
+}
+
+/**
+ * One service of ours from its source, as `spawnNode` starts a script but through launchApp: with
+ * the node flags it ships with, a NODE_OPTIONS of `childEnv` (or of this process) after them.
+ */
+export function spawnApp(
+  app: AppName,
+  childEnv: Record<string, string>,
+  onLine?: (line: string) => void,
+): ChildProcess {
+  const child = launchApp(app, { env: benchEnv(childEnv), stdout: 'pipe', stderr: 'inherit' });
+  return readLines(child, onLine);
+}
+
+const benchEnv = (childEnv: Record<string, string>): NodeJS.ProcessEnv => ({
+  ...process.env,
+  KAFKAJS_NO_PARTITIONER_WARNING: '1',
+  ...childEnv,
+});
+
+function readLines(child: ChildProcess, onLine?: (line: string) => void): ChildProcess {
   let buf = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
     buf += chunk;
@@ -125,8 +143,9 @@ export { measureMachineSpeed } from './measureMachineSpeed.ts';
 export { cpuSecondsBetween, cpuSnapshot } from './processCpu.ts';
 export { type StartedAnvil, startAnvil } from './startAnvil.ts';
 export { freePort } from './freePort.ts';
-export { APP_NAMES, type AppName, TEST_RUN_VARIABLE, launchApp } from './launchNode.ts';
+export { APP_NAMES, type AppName, TEST_RUN_VARIABLE, jemallocPreload, launchApp } from './launchNode.ts';
 export { serviceNodeOptions } from './serviceNodeFlags.ts';
-import { launchNode } from './launchNode.ts';
+export { buildAppBundle } from './buildAppBundle.ts';
+import { type AppName, launchApp, launchNode } from './launchNode.ts';
 export { type FaultyRpc, startFaultyRpc } from './startFaultyRpc.ts';
 export { measureTableBytes } from './measureTableBytes.ts';

@@ -1,6 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildAppBundle } from './buildAppBundle.ts';
 import { REPO_ROOT } from './repoRoot.ts';
 import { serviceNodeOptions } from './serviceNodeFlags.ts';
 
@@ -55,6 +56,8 @@ export interface LaunchOptions {
   nodeArgs?: readonly string[];
   /** Arguments after the script. */
   args?: readonly string[];
+  /** The script is JavaScript that needs no tsx (an app's bundle): node runs it without the loader. */
+  plain?: boolean;
 }
 
 /** Children still running; one exit listener kills them all (one per child tripped Node's listener limit). */
@@ -65,7 +68,8 @@ function killRunning(): void {
 
 /**
  * The one way tests, benches and the chaos and soak commands start a process of ours:
- * `node [flags] --import tsx --import exitWithParent.mjs <script>` in `cwd`, on jemalloc
+ * `node [flags] --import tsx --import exitWithParent.mjs <script>` in `cwd` (without tsx when
+ * `plain`), on jemalloc
  * (jemallocPreload). The child never
  * outlives this process: it stops when its stdin pipe from here closes (exitWithParent.mjs),
  * which the kernel does when this process dies, even by SIGKILL; it is also SIGKILLed when this
@@ -79,8 +83,7 @@ export function launchNode(cwd: string, script: string, opts: LaunchOptions): Ch
     [
       ...benchArgs,
       ...(opts.nodeArgs ?? []),
-      '--import',
-      'tsx',
+      ...(opts.plain ? [] : ['--import', 'tsx']),
       '--import',
       EXIT_WITH_PARENT,
       script,
@@ -105,11 +108,19 @@ function testRunMarker(): NodeJS.ProcessEnv {
 }
 
 /**
- * One service of ours, from its source: `launchNode(apps/<app>, 'src/main.ts')` with the node flags
- * it ships with (serviceNodeOptions: SERVICE_NODE_FLAGS, then the caller's NODE_OPTIONS).
+ * One service of ours, with the node flags it ships with (serviceNodeOptions: SERVICE_NODE_FLAGS,
+ * then the caller's NODE_OPTIONS): from its source, `launchNode(apps/<app>, 'src/main.ts')`, or
+ * with `from: 'bundle'` from the bundle its image runs, built first (buildAppBundle).
  */
-export function launchApp(app: AppName, opts: LaunchOptions): ChildProcess {
-  const nodeOptions = serviceNodeOptions(app, opts.env['NODE_OPTIONS']);
-  const env = nodeOptions ? { ...opts.env, NODE_OPTIONS: nodeOptions } : opts.env;
-  return launchNode(join(REPO_ROOT, 'apps', app), 'src/main.ts', { ...opts, env });
+export function launchApp(
+  app: AppName,
+  opts: Omit<LaunchOptions, 'plain'> & { from?: 'source' | 'bundle' },
+): ChildProcess {
+  const { from = 'source', ...launch } = opts;
+  const nodeOptions = serviceNodeOptions(app, launch.env['NODE_OPTIONS']);
+  const env = nodeOptions ? { ...launch.env, NODE_OPTIONS: nodeOptions } : launch.env;
+  const cwd = join(REPO_ROOT, 'apps', app);
+  return from === 'bundle'
+    ? launchNode(cwd, buildAppBundle(app), { ...launch, env, plain: true })
+    : launchNode(cwd, 'src/main.ts', { ...launch, env });
 }
