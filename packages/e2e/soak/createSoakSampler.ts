@@ -1,9 +1,15 @@
 import { percentile } from '@tributary/testkit/bench';
 import type { ChaosStack } from '../chaos/startChaosStack.ts';
-import { APP_NAMES, type AppName } from '@tributary/testkit/bench';
+import {
+  APP_NAMES,
+  type AppName,
+  cpuSecondsBetween,
+  cpuSnapshot,
+  hostCpuBetween,
+  readHostCpu,
+} from '@tributary/testkit/bench';
 import type { BlockDriver } from './driveSoakBlocks.ts';
 import { readKafkaDisk } from './readKafkaDisk.ts';
-import { hostCpuBetween, readHostCpu } from './readHostCpu.ts';
 import { postgresActivityBetween } from './postgresActivityBetween.ts';
 import { type PostgresCounters, readPostgresActivity } from './readPostgresActivity.ts';
 import { readPostgresSizes } from './readPostgresSizes.ts';
@@ -31,6 +37,7 @@ export function createSoakSampler(p: {
   let wal: { lsn: string; atMs: number } | null = null;
   let pgCounters: PostgresCounters | null = null;
   let hostCounters = readHostCpu();
+  let processes = cpuSnapshot();
   const counters = new Map<string, number>();
   /** A counter's increase since the previous sample (null at the first, or while it is missing). */
   const increase = (key: string, value: number | null): number | null => {
@@ -64,8 +71,20 @@ export function createSoakSampler(p: {
       const postgresActivity = pgCounters && pgNow ? postgresActivityBetween(pgCounters, pgNow) : null;
       if (pgNow) pgCounters = pgNow;
       const hostNow = readHostCpu();
-      const host = hostCounters && hostNow ? hostCpuBetween(hostCounters, hostNow) : null;
+      const processesNow = cpuSnapshot();
+      const host =
+        hostCounters && hostNow
+          ? {
+              ...hostCpuBetween(hostCounters, hostNow),
+              processes: processGroupCores(
+                processes,
+                processesNow,
+                (hostNow.atMs - hostCounters.atMs) / 1000,
+              ),
+            }
+          : null;
       hostCounters = hostNow;
+      processes = processesNow;
       const redis = await readRedisMemory(p.stack.servers.redisUrl);
       const kafka = readKafkaDisk(p.kafkaLogDir);
       const now = Date.now();
@@ -151,4 +170,21 @@ export function createSoakSampler(p: {
       };
     },
   };
+}
+
+/**
+ * Every process's CPU over the interval in cores, grouped as cpuSecondsBetween groups them: the
+ * soak's own process by name, PostgreSQL's by role (backends, autovacuum, checkpointer, ...), the
+ * rest by command (node for the five services, java for Kafka, redis-server, anvil, and whatever
+ * else ran on the machine).
+ */
+function processGroupCores(
+  before: ReturnType<typeof cpuSnapshot>,
+  after: ReturnType<typeof cpuSnapshot>,
+  seconds: number,
+): Record<string, number> {
+  const { byProcess } = cpuSecondsBetween(before, after, { 'soak (load, receivers, sampler)': process.pid });
+  return Object.fromEntries(
+    Object.entries(byProcess).map(([group, s]) => [group, Math.round((100 * s) / seconds) / 100]),
+  );
 }

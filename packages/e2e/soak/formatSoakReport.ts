@@ -140,17 +140,25 @@ export function formatSoakReport(samples: readonly SoakSample[], s: SoakSummary,
   return lines.join('\n');
 }
 
+/** PostgreSQL's processes together (backends, autovacuum, checkpointer, ...), in cores. */
+const postgresCores = (processes: Record<string, number>) =>
+  Object.entries(processes).reduce(
+    (sum, [group, cores]) => (group.startsWith('postgres') ? sum + cores : sum),
+    0,
+  );
+
 /** What the parts every service shares did in each interval: the machine's CPU and PostgreSQL's maintenance. */
 function sharedPerSample(samples: readonly SoakSample[]): string[] {
   if (!samples.some((x) => x.postgresActivity || x.host)) return [];
   const lines = [
     '',
-    "What the shared parts did per sample (the machine's CPU in cores; PostgreSQL's writes and reads per second):",
+    "What the shared parts did per sample (the machine's CPU and PostgreSQL's in cores; PostgreSQL's writes and reads per second):",
     row([
       'minute',
       'CPU busy',
       'I/O wait',
       'stolen',
+      'postgres CPU',
       'checkpoints',
       'ckpt writes',
       'backend wr.',
@@ -169,6 +177,7 @@ function sharedPerSample(samples: readonly SoakSample[]): string[] {
         h ? h.busyCores.toFixed(2) : '-',
         h ? h.iowaitCores.toFixed(2) : '-',
         h ? h.stealCores.toFixed(2) : '-',
+        h?.processes ? postgresCores(h.processes).toFixed(2) : '-',
         a ? String(a.checkpoints) : '-',
         a ? `${bytes(a.checkpointWriteBytesPerSecond)}/s` : '-',
         a?.backendWriteBytesPerSecond == null ? '-' : `${bytes(a.backendWriteBytesPerSecond)}/s`,

@@ -1,4 +1,4 @@
-import type { AppName } from '@tributary/testkit/bench';
+import type { AppName, HostCpu } from '@tributary/testkit/bench';
 
 /** One service's process, from its /metrics (prom-client's default metrics). */
 export interface ServiceSample {
@@ -56,15 +56,6 @@ export interface PostgresActivity {
   vacuumsRunning: { table: string; phase: string; seconds: number }[];
   /** Dead tuples of every table at the sample. */
   deadTuples: number;
-}
-
-/** The machine's CPU over the interval, in cores, whoever used it. */
-export interface HostCpu {
-  cores: number;
-  busyCores: number;
-  iowaitCores: number;
-  /** Time the hypervisor gave to other guests while this one wanted to run. */
-  stealCores: number;
 }
 
 export interface KafkaDisk {

@@ -117,6 +117,9 @@ export function soakSeries(samples: readonly SoakSample[]): Series[] {
       add('host CPU busy', 'load', 'cores', s, s.host.busyCores);
       add('host CPU waiting on I/O', 'load', 'cores', s, s.host.iowaitCores);
       add('host CPU stolen', 'load', 'cores', s, s.host.stealCores);
+      // By process group: PostgreSQL's roles, Kafka (java), Redis, anvil, the services (node), the soak.
+      for (const [group, cores] of Object.entries(s.host.processes ?? {}))
+        add(`CPU of ${group}`, 'load', 'cores', s, cores);
     }
     add('kafka log dir', 'disk', 'bytes', s, s.kafka.logDirBytes);
     for (const [t, bytes] of Object.entries(s.kafka.topics))

@@ -1,4 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import { readHostCpu } from './readHostCpu.ts';
 
 const TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux build Node runs on
 
@@ -33,10 +34,10 @@ export function cpuSnapshot(): CpuSnapshot {
       seconds: ticks / TICKS_PER_SECOND,
     });
   }
-  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  // user nice system idle iowait irq softirq steal (guest time is already in user)
-  const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
-  const busy = (cpu[0] ?? 0) + (cpu[1] ?? 0) + (cpu[2] ?? 0) + (cpu[5] ?? 0) + (cpu[6] ?? 0) + (cpu[7] ?? 0);
+  const cpu = readHostCpu();
+  // Busy here counts stolen time too (this guest wanted the CPU); idle counts I/O wait.
+  const busy = cpu ? cpu.busy + cpu.steal : 0;
+  const idle = cpu ? cpu.total - busy : 0;
   return { processes, busySeconds: busy / TICKS_PER_SECOND, idleSeconds: idle / TICKS_PER_SECOND };
 }
 

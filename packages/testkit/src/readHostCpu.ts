@@ -1,7 +1,17 @@
 import { readFileSync } from 'node:fs';
-import type { HostCpu } from './soakSample.ts';
 
-/** The machine's CPU time by state since boot, in clock ticks (the first line of /proc/stat). */
+/** The machine's CPU over an interval, in cores, whoever used it. */
+export interface HostCpu {
+  cores: number;
+  busyCores: number;
+  iowaitCores: number;
+  /** Time the hypervisor gave to other guests while this one wanted to run. */
+  stealCores: number;
+  /** By process group over the interval, in cores (cpuSecondsBetween's groups), when they were read. */
+  processes?: Record<string, number>;
+}
+
+/** The machine's CPU time by state since boot, in clock ticks (the first line of /proc/stat, USER_HZ 100). */
 export interface HostCpuCounters {
   atMs: number;
   /** The CPUs /proc/stat counts (its cpuN lines): what the ticks are shared over. */
