@@ -7,6 +7,7 @@ import {
   cpuSnapshot,
   hostCpuBetween,
   readHostCpu,
+  timeJsWorkloadInChild,
 } from '@tributary/testkit/bench';
 import type { BlockDriver } from './driveSoakBlocks.ts';
 import { readKafkaDisk } from './readKafkaDisk.ts';
@@ -60,6 +61,8 @@ export function createSoakSampler(p: {
 
   return {
     async take(minute) {
+      // The machine's speed, timed in a child process while the rest is read.
+      const speed = timeJsWorkloadInChild().catch(() => null);
       const metrics = new Map<AppName, PromSeries[] | null>(
         await Promise.all(
           APP_NAMES.map(async (app) => [app, await readServiceMetrics(p.stack.opsUrls.get(app)!)] as const),
@@ -81,6 +84,7 @@ export function createSoakSampler(p: {
                 processesNow,
                 (hostNow.atMs - hostCounters.atMs) / 1000,
               ),
+              ...withSpeed(await speed),
             }
           : null;
       hostCounters = hostNow;
@@ -171,6 +175,8 @@ export function createSoakSampler(p: {
     },
   };
 }
+
+const withSpeed = (ms: number | null) => (ms === null ? {} : { jsWorkloadMs: Math.round(ms * 10) / 10 });
 
 /**
  * Every process's CPU over the interval in cores, grouped as cpuSecondsBetween groups them: the

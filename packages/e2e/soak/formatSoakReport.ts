@@ -152,13 +152,14 @@ function sharedPerSample(samples: readonly SoakSample[]): string[] {
   if (!samples.some((x) => x.postgresActivity || x.host)) return [];
   const lines = [
     '',
-    "What the shared parts did per sample (the machine's CPU and PostgreSQL's in cores; PostgreSQL's writes and reads per second):",
+    "What the shared parts did per sample (the machine's CPU and PostgreSQL's in cores; a fixed JS workload's time, the machine's speed; PostgreSQL's writes and reads per second):",
     row([
       'minute',
       'CPU busy',
       'I/O wait',
       'stolen',
       'postgres CPU',
+      'JS workload',
       'checkpoints',
       'ckpt writes',
       'backend wr.',
@@ -178,6 +179,7 @@ function sharedPerSample(samples: readonly SoakSample[]): string[] {
         h ? h.iowaitCores.toFixed(2) : '-',
         h ? h.stealCores.toFixed(2) : '-',
         h?.processes ? postgresCores(h.processes).toFixed(2) : '-',
+        h?.jsWorkloadMs === undefined ? '-' : ms(h.jsWorkloadMs),
         a ? String(a.checkpoints) : '-',
         a ? `${bytes(a.checkpointWriteBytesPerSecond)}/s` : '-',
         a?.backendWriteBytesPerSecond == null ? '-' : `${bytes(a.backendWriteBytesPerSecond)}/s`,

@@ -395,6 +395,7 @@ describe('what the shared parts did', () => {
               'postgres: backend': 0.3 + 0.2 * step(x.minute),
               'postgres: autovacuum': 0.05,
             },
+            jsWorkloadMs: 100 + (x.minute % 4),
           },
   }));
   const summary = summarizeSoak(stepped, { warmupMinutes: 10, retentions: retentions(72) });
@@ -437,6 +438,9 @@ describe('what the shared parts did', () => {
     expect(minute44).toContain('10.0 MiB/s');
     // PostgreSQL's processes together: backends 0.5 and autovacuum 0.05 after the step.
     expect(minute44).toMatch(/ 0\.55 /);
+    // The machine's speed: the JS workload's time at minute 44 (100 + 44 % 4).
+    expect(minute44).toMatch(/ 100 ms /);
+    expect(rowsOf('43.0')[1]).toMatch(/ 103 ms /);
     expect(rowsOf('45.0')[1]).toContain('deliveries_p20260101');
     const against = report.split('\n').find((line) => line.startsWith('  webhook latency p50'))!;
     expect(against).toMatch(/postgres checkpoint writes \+0\.9\d/);

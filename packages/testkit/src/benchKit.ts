@@ -139,7 +139,7 @@ export function writeResult(name: string, result: Record<string, unknown>): stri
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export { runBenchScripts } from './runBenchScripts.ts';
-export { measureMachineSpeed } from './measureMachineSpeed.ts';
+export { measureMachineSpeed, timeJsWorkloadInChild } from './measureMachineSpeed.ts';
 export { cpuSecondsBetween, cpuSnapshot } from './processCpu.ts';
 export { type HostCpu, hostCpuBetween, readHostCpu } from './readHostCpu.ts';
 export { type StartedAnvil, startAnvil } from './startAnvil.ts';
