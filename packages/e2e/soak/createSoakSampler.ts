@@ -6,7 +6,6 @@ import {
   cpuSecondsBetween,
   cpuSnapshot,
   hostCpuBetween,
-  readHostCpu,
   timeJsWorkloadInChild,
 } from '@tributary/testkit/bench';
 import type { BlockDriver } from './driveSoakBlocks.ts';
@@ -16,7 +15,7 @@ import { type PostgresCounters, readPostgresActivity } from './readPostgresActiv
 import { readPostgresSizes } from './readPostgresSizes.ts';
 import { readRedisMemory } from './readRedisMemory.ts';
 import { type PromSeries, metricSum, readServiceMetrics, serviceSample } from './readServiceMetrics.ts';
-import type { SoakSample } from './soakSample.ts';
+import type { HostSample, SoakSample } from './soakSample.ts';
 import type { ApiCounts } from './startApiLoad.ts';
 import type { SoakReceiver } from './startSoakReceiver.ts';
 
@@ -37,7 +36,6 @@ export function createSoakSampler(p: {
   let previousAt = Date.now();
   let wal: { lsn: string; atMs: number } | null = null;
   let pgCounters: PostgresCounters | null = null;
-  let hostCounters = readHostCpu();
   let processes = cpuSnapshot();
   const counters = new Map<string, number>();
   /** A counter's increase since the previous sample (null at the first, or while it is missing). */
@@ -61,8 +59,6 @@ export function createSoakSampler(p: {
 
   return {
     async take(minute) {
-      // The machine's speed, timed in a child process while the rest is read.
-      const speed = timeJsWorkloadInChild().catch(() => null);
       const metrics = new Map<AppName, PromSeries[] | null>(
         await Promise.all(
           APP_NAMES.map(async (app) => [app, await readServiceMetrics(p.stack.opsUrls.get(app)!)] as const),
@@ -73,21 +69,21 @@ export function createSoakSampler(p: {
       const pgNow = await readPostgresActivity(p.stack.pool).catch(() => null);
       const postgresActivity = pgCounters && pgNow ? postgresActivityBetween(pgCounters, pgNow) : null;
       if (pgNow) pgCounters = pgNow;
-      const hostNow = readHostCpu();
+      // One read of /proc: every process's CPU and the machine's counters, at the same moment.
       const processesNow = cpuSnapshot();
-      const host =
-        hostCounters && hostNow
+      const before = processes.host;
+      const after = processesNow.host;
+      // The machine's speed, timed in a child process once the interval's CPU is read: the child's
+      // CPU lands in the next interval, under the soak's group (a reaped child counts in its parent).
+      const speed = await timeJsWorkloadInChild().catch(() => null);
+      const host: HostSample | null =
+        before && after
           ? {
-              ...hostCpuBetween(hostCounters, hostNow),
-              processes: processGroupCores(
-                processes,
-                processesNow,
-                (hostNow.atMs - hostCounters.atMs) / 1000,
-              ),
-              ...withSpeed(await speed),
+              ...hostCpuBetween(before, after),
+              processes: processGroupCores(processes, processesNow, (after.atMs - before.atMs) / 1000),
+              ...withSpeed(speed),
             }
           : null;
-      hostCounters = hostNow;
       processes = processesNow;
       const redis = await readRedisMemory(p.stack.servers.redisUrl);
       const kafka = readKafkaDisk(p.kafkaLogDir);

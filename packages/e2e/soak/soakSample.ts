@@ -1,5 +1,16 @@
 import type { AppName, HostCpu } from '@tributary/testkit/bench';
 
+/** The machine over the interval: its CPU by state, and what the soak adds to it. */
+export interface HostSample extends HostCpu {
+  /** By process group over the interval, in cores (cpuSecondsBetween's groups), when they were read. */
+  processes?: Record<string, number>;
+  /**
+   * The machine's speed at the sample: a fixed JavaScript workload's time in a process of its own,
+   * ms (timeJsWorkloadInChild; lower is faster). It rises when the machine slows, whoever slows it.
+   */
+  jsWorkloadMs?: number;
+}
+
 /** One service's process, from its /metrics (prom-client's default metrics). */
 export interface ServiceSample {
   rssBytes: number;
@@ -90,7 +101,7 @@ export interface SoakSample {
    * first sample or when unread.
    */
   postgresActivity?: PostgresActivity | null;
-  host?: HostCpu | null;
+  host?: HostSample | null;
   kafka: KafkaDisk;
   redis: { usedMemoryBytes: number; rssBytes: number } | null;
   latency: LatencySample;

@@ -1,5 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { readHostCpu } from './readHostCpu.ts';
+import { type HostCpuCounters, readHostCpu } from './readHostCpu.ts';
 
 const TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux build Node runs on
 
@@ -10,6 +10,8 @@ export interface CpuSnapshot {
   /** The whole machine: busy and idle seconds summed over every core (/proc/stat). */
   busySeconds: number;
   idleSeconds: number;
+  /** The machine's counters these were taken from, for hostCpuBetween (null without /proc/stat). */
+  host: HostCpuCounters | null;
 }
 
 export function cpuSnapshot(): CpuSnapshot {
@@ -38,7 +40,12 @@ export function cpuSnapshot(): CpuSnapshot {
   // Busy here counts stolen time too (this guest wanted the CPU); idle counts I/O wait.
   const busy = cpu ? cpu.busy + cpu.steal : 0;
   const idle = cpu ? cpu.total - busy : 0;
-  return { processes, busySeconds: busy / TICKS_PER_SECOND, idleSeconds: idle / TICKS_PER_SECOND };
+  return {
+    processes,
+    busySeconds: busy / TICKS_PER_SECOND,
+    idleSeconds: idle / TICKS_PER_SECOND,
+    host: cpu,
+  };
 }
 
 /**

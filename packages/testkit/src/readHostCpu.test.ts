@@ -29,5 +29,9 @@ describe('readHostCpu', () => {
     expect(snapshot.busySeconds).toBeGreaterThanOrEqual((host!.busy + host!.steal) / 100);
     expect(snapshot.busySeconds).toBeLessThanOrEqual((again.busy + again.steal) / 100);
     expect(snapshot.busySeconds + snapshot.idleSeconds).toBeGreaterThanOrEqual(host!.total / 100);
+    // It carries the counters it read, so a caller needs no second read of /proc/stat.
+    expect(snapshot.host).not.toBeNull();
+    expect(snapshot.busySeconds).toBe((snapshot.host!.busy + snapshot.host!.steal) / 100);
+    expect(snapshot.host!.atMs).toBeGreaterThanOrEqual(host!.atMs);
   });
 });

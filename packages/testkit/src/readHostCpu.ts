@@ -7,13 +7,6 @@ export interface HostCpu {
   iowaitCores: number;
   /** Time the hypervisor gave to other guests while this one wanted to run. */
   stealCores: number;
-  /** By process group over the interval, in cores (cpuSecondsBetween's groups), when they were read. */
-  processes?: Record<string, number>;
-  /**
-   * The machine's speed at the sample: a fixed JavaScript workload's time in a process of its own,
-   * ms (timeJsWorkloadInChild; lower is faster). It rises when the machine slows, whoever slows it.
-   */
-  jsWorkloadMs?: number;
 }
 
 /** The machine's CPU time by state since boot, in clock ticks (the first line of /proc/stat, USER_HZ 100). */
