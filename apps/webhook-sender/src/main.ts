@@ -224,6 +224,7 @@ const relay = createOutboxRelay({
   intervalMs: env.RELAY_INTERVAL_MS,
   graceMs: env.RELAY_GRACE_MS,
   onRequeued: (n) => requeued.inc(n),
+  onPass: (p) => senderMetrics.relayPass(p),
 });
 // Retention and the deliveries' counters: every sender runs it, one at a time does the work.
 const maintenance = createDeliveryMaintenance({

@@ -82,7 +82,12 @@ describe('the sender metrics', () => {
       databaseUrl: db.url,
       queuePrefix,
       topicPrefix: `${queuePrefix}.`,
-      env: { OPS_PORT: String(opsPort), RETRY_SCHEDULE_MS: '50', SUCCESS_RATE_THRESHOLD: '0' },
+      env: {
+        OPS_PORT: String(opsPort),
+        RETRY_SCHEDULE_MS: '50',
+        SUCCESS_RATE_THRESHOLD: '0',
+        RELAY_INTERVAL_MS: '100',
+      },
     });
     await until(
       async () =>
@@ -119,5 +124,16 @@ describe('the sender metrics', () => {
     expect(jobs.get('state="active"')).toBe(0);
     expect(await samples('tributary_webhook_endpoints_saturated')).toEqual(new Map([['', 0]]));
     expect(await samples('tributary_deliveries_oldest_pending_seconds')).toEqual(new Map([['', 0]]));
+    // The relay's passes, each timed, the last of them over no pending row.
+    const passes = async () => (await samples('tributary_relay_pass_duration_seconds_count')).get('') ?? 0;
+    const before = await passes();
+    // The second pass from here began after every delivery had settled.
+    await until(
+      async () => (await passes()) > before + 1,
+      'a relay pass after every delivery settled',
+      10_000,
+    );
+    expect(await samples('tributary_relay_pass_pending_rows')).toEqual(new Map([['', 0]]));
+    expect((await samples('tributary_relay_pass_duration_seconds_sum')).get('')).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -160,6 +160,7 @@ export function createSoakSampler(p: {
           matcherLagMessages: of('stream-matcher', 'tributary_consumer_lag_messages'),
           projectorBatchMs: meanMs('projector', 'tributary_projector_batch_duration_seconds'),
           matcherBlockMs: meanMs('stream-matcher', 'tributary_matcher_block_duration_seconds'),
+          relayPassMs: meanMs('webhook-sender', 'tributary_relay_pass_duration_seconds'),
         },
         api: {
           requests: api.requests,

@@ -128,6 +128,11 @@ export interface SoakSample {
     projectorBatchMs: number | null;
     /** Mean time the matcher took per block event over the interval (tributary_matcher_block_duration_seconds). */
     matcherBlockMs: number | null;
+    /**
+     * The sender's relay: mean time of a pass over the pending deliveries (it walks their index,
+     * dead entries included until the day's partition is vacuumed). Missing in runs written before.
+     */
+    relayPassMs?: number | null;
   };
   api: { requests: number; errors: number; p50Ms: number; p99Ms: number };
 }

@@ -92,6 +92,7 @@ export function soakSeries(samples: readonly SoakSample[]): Series[] {
     add('matcher consumer lag', 'backlog', 'count', s, s.pipeline.matcherLagMessages);
     add('projector time per transaction', 'latency', 'ms', s, s.pipeline.projectorBatchMs);
     add('matcher time per block', 'latency', 'ms', s, s.pipeline.matcherBlockMs);
+    add('sender relay pass over the pending deliveries', 'latency', 'ms', s, s.pipeline.relayPassMs ?? null);
     add('gateway data API p99', 'latency', 'ms', s, nonEmpty(s.api.p99Ms));
     if (s.postgres) {
       add('postgres database', 'disk', 'bytes', s, s.postgres.databaseBytes);

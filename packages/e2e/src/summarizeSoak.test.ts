@@ -285,6 +285,21 @@ describe('summarizeSoak', () => {
       offenders: ['postgres deliveries (with indexes)'],
     });
   });
+
+  it("judges the relay's pass over the pending deliveries as a latency; a run written before it has none", () => {
+    const relay = 'sender relay pass over the pending deliveries';
+    expect(summary.growth.find((g) => g.quantity === relay)).toBeUndefined();
+    // Dead entries pile up in the pending index between vacuums: the pass takes longer and longer.
+    const growing = samples.map((x) => ({
+      ...x,
+      pipeline: { ...x.pipeline, relayPassMs: 3 + x.minute / 4 },
+    }));
+    const judged = summarizeSoak(growing, { warmupMinutes: 10, retentions: retentions(72) });
+    const pass = judged.growth.find((g) => g.quantity === relay)!;
+    expect(pass.kind).toBe('latency');
+    expect(pass.perHour).toBeCloseTo(15, 6);
+    expect(judged.goals.latencySteady).toEqual({ status: 'missed', offenders: [relay] });
+  });
 });
 
 describe('what the shared parts did', () => {

@@ -141,7 +141,7 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export { runBenchScripts } from './runBenchScripts.ts';
 export { measureMachineSpeed, timeJsWorkloadInChild } from './measureMachineSpeed.ts';
 export { cpuSecondsBetween, cpuSnapshot } from './processCpu.ts';
-export { type HostCpu, hostCpuBetween, readHostCpu } from './readHostCpu.ts';
+export { type HostCpu, hostCpuBetween } from './readHostCpu.ts';
 export { type StartedAnvil, startAnvil } from './startAnvil.ts';
 export { freePort } from './freePort.ts';
 export { APP_NAMES, type AppName, TEST_RUN_VARIABLE, jemallocPreload, launchApp } from './launchNode.ts';

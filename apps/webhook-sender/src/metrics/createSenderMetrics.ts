@@ -12,6 +12,8 @@ export interface SenderMetrics {
   attempt(outcome: AttemptOutcome, latencyMs: number): void;
   /** What a retention pass made, dropped, moved and removed. */
   retention(pass: MaintenancePass): void;
+  /** One relay pass over the pending deliveries: its time and the rows it walked. */
+  relayPass(p: { seconds: number; walked: number }): void;
 }
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed'] as const;
@@ -106,7 +108,24 @@ export function createSenderMetrics(
     labelNames: ['status'],
     registers: [registry],
   });
+  // A pass's time grows with the pending rows, and with the dead index entries that rows pending
+  // since the day's partition was last vacuumed leave behind: the operator sees it here.
+  const relayPass = new Histogram({
+    name: 'tributary_relay_pass_duration_seconds',
+    help: 'Time of one relay pass over the pending deliveries (checking that each names a job in Redis)',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const relayWalked = new Gauge({
+    name: 'tributary_relay_pass_pending_rows',
+    help: 'Pending deliveries the last relay pass walked',
+    registers: [registry],
+  });
   return {
+    relayPass({ seconds, walked }) {
+      relayPass.observe(seconds);
+      relayWalked.set(walked);
+    },
     attempt(outcome, latencyMs) {
       attempts.inc({ outcome });
       duration.observe({ outcome }, latencyMs / 1000);

@@ -34,6 +34,8 @@ export function createOutboxRelay(deps: {
   intervalMs: number;
   graceMs: number;
   onRequeued?: (n: number) => void;
+  /** Each completed pass: how long it took and how many pending rows it walked. */
+  onPass?: (p: { seconds: number; walked: number }) => void;
 }): OutboxRelay {
   const outage: OutageLog = createOutageLog(deps.logger, 'outbox relay');
   let lastOk = true;
@@ -62,12 +64,15 @@ export function createOutboxRelay(deps: {
   }
 
   async function runPass(): Promise<number> {
+    const started = performance.now();
     let afterId: string | undefined;
     let requeued = 0;
+    let walked = 0;
     for (;;) {
       if (stopped) break;
       const page = await listPendingJobs(deps.pool, { afterId, limit: PAGE_SIZE, graceMs: deps.graceMs });
       if (page.length === 0) break;
+      walked += page.length;
       afterId = page[page.length - 1]!.deliveryId;
       const missing = await missingJobs(page.map((p) => p.jobId));
       const lost = page.filter((_, i) => missing[i]);
@@ -93,6 +98,7 @@ export function createOutboxRelay(deps: {
       deps.logger.warn({ requeued }, 'pending deliveries whose job was missing enqueued again');
       deps.onRequeued?.(requeued);
     }
+    if (!stopped) deps.onPass?.({ seconds: (performance.now() - started) / 1000, walked });
     return requeued;
   }
 
