@@ -118,7 +118,6 @@ export function soakSeries(samples: readonly SoakSample[]): Series[] {
       add('host CPU busy', 'load', 'cores', s, s.host.busyCores);
       add('host CPU waiting on I/O', 'load', 'cores', s, s.host.iowaitCores);
       add('host CPU stolen', 'load', 'cores', s, s.host.stealCores);
-      // By process group: PostgreSQL's roles, Kafka (java), Redis, anvil, the services (node), the soak.
       add(
         'machine speed: a fixed JS workload (lower is faster)',
         'load',
@@ -126,6 +125,7 @@ export function soakSeries(samples: readonly SoakSample[]): Series[] {
         s,
         s.host.jsWorkloadMs ?? null,
       );
+      // By process group: PostgreSQL's roles, Kafka (java), Redis, anvil, the services (node), the soak.
       for (const [group, cores] of Object.entries(s.host.processes ?? {}))
         add(`CPU of ${group}`, 'load', 'cores', s, cores);
     }
