@@ -332,8 +332,10 @@ export async function setDeliveriesAside(db: Db, ids: readonly string[], reason:
  */
 export async function releaseHeldDeliveries(db: Db, streamId: string, jobSuffix: string): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
-    `UPDATE deliveries SET status = 'pending', job_id = id::text || $2, job_at = now()
-      WHERE stream_id = $1 AND status = 'held' RETURNING id`,
+    `UPDATE deliveries d SET status = 'pending', job_id = d.id::text || $2, job_at = now()
+       FROM delivery_queue q
+      WHERE q.stream_id = $1 AND q.status = 'held' AND d.id = q.id AND d.block_time = q.block_time
+        AND d.status = 'held' RETURNING d.id`,
     [streamId, jobSuffix],
   );
   return rows.map((r) => r.id);

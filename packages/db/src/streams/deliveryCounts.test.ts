@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type TestDatabase, createTestDatabase } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pool, createPool } from '../createPool.ts';
-import { addStream, deliveryOf, seedStream, tableCounts } from '../testing/deliveryRows.ts';
+import { addStream, deliveryOf, queueMismatches, seedStream, tableCounts } from '../testing/deliveryRows.ts';
 import { withTransaction } from '../withTransaction.ts';
 import {
   insertDeliveries,
@@ -28,7 +28,8 @@ import { deleteStream } from './streams.ts';
 
 // The counters behind /stats, the /history total, x-queue-size and the status command must say
 // what a count(*) of the tables says (what retention removed still counts as delivered), after
-// every kind of write, before and after their deltas are folded, however writers interleave.
+// every kind of write, before and after their deltas are folded, however writers interleave; and
+// the queue of unsettled deliveries (migration 084) must hold exactly the rows not delivered.
 let db: TestDatabase;
 let pool: Pool;
 
@@ -64,6 +65,7 @@ async function expectCounted(
     expect((await countStreamDeliveries(pool, [streamId])).get(streamId)).toEqual(expected);
     expect((await countQueuedDeliveries(pool, [streamId])).get(streamId)).toBe(table.pending + table.held);
   }
+  expect(await queueMismatches(pool)).toEqual([]);
 }
 
 describe('delivery counters', () => {
@@ -198,6 +200,7 @@ describe('delivery counters', () => {
     await foldDeliveryCounts(pool);
     const left = await pool.query('SELECT 1 FROM delivery_counts WHERE stream_id = $1', [streamId]);
     expect(left.rows).toEqual([]);
+    expect(await queueMismatches(pool)).toEqual([]);
   });
 
   it('lose nothing to writers and folds running at once', async () => {

@@ -14,6 +14,18 @@ export interface PendingJob {
 }
 
 /**
+ * The relay's page: $1 the id after which to go on, $2 the page size, $3 the grace in ms. The queue
+ * (migration 084) holds only what is not delivered: the walk never meets the day's delivered rows,
+ * nor what their updates left behind.
+ */
+export const PENDING_JOBS_SQL = `SELECT d.id, d.job_id, d.attempts, d.backfill_id <> 0 AS backfill
+             FROM delivery_queue q JOIN deliveries d ON d.id = q.id AND d.block_time = q.block_time
+            WHERE q.status = 'pending' AND q.id > $1::uuid AND d.status = 'pending'
+              AND d.job_at < now() - make_interval(secs => $3::float8 / 1000)
+              AND NOT ${WAITS_FOR_PREVIOUS}
+            ORDER BY q.id LIMIT $2`;
+
+/**
  * One page of pending deliveries after `afterId`, in id order, whose job was named at least
  * `graceMs` ago: a job named just now may not be in Redis yet (its writer enqueues right after).
  */
@@ -23,11 +35,8 @@ export async function listPendingJobs(
 ): Promise<PendingJob[]> {
   const { rows } = await db.query<{ id: string; job_id: string | null; attempts: number; backfill: boolean }>(
     {
-      name: 'pending-jobs-v5',
-      text: `SELECT id, job_id, attempts, backfill_id <> 0 AS backfill FROM deliveries d
-            WHERE status = 'pending' AND id > $1::uuid AND job_at < now() - make_interval(secs => $3::float8 / 1000)
-              AND NOT ${WAITS_FOR_PREVIOUS}
-            ORDER BY id LIMIT $2`,
+      name: 'pending-jobs-v6',
+      text: PENDING_JOBS_SQL,
       values: [q.afterId ?? '00000000-0000-0000-0000-000000000000', q.limit, q.graceMs],
     },
   );

@@ -1,7 +1,7 @@
 import { type TestDatabase, createTestDatabase } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pool, createPool } from '../createPool.ts';
-import { deliveryOf, partitionsOf, seedStream } from '../testing/deliveryRows.ts';
+import { deliveryOf, partitionsOf, queueMismatches, seedStream } from '../testing/deliveryRows.ts';
 import { withTransaction } from '../withTransaction.ts';
 import {
   type NewDelivery,
@@ -161,6 +161,8 @@ describe('delivery partitions', () => {
       kept: { pending: 1, held: 1, failed: 2 },
     });
     expect(await exists('deliveries_p20200203')).toBe(false);
+    // The queue of unsettled deliveries went with the partition: only the kept rows are in it.
+    expect(await queueMismatches(pool)).toEqual([]);
     expect(await exists('delivery_attempts_p20200203')).toBe(false);
     expect(await listDeliveryDays(pool)).not.toContain('2020-02-03');
     const parts = await partitionsOf(pool, streamId);
@@ -225,6 +227,31 @@ describe('delivery partitions', () => {
       kept: { pending: 0, held: 0, failed: 0 },
     });
     expect((await partitionsOf(pool, streamId)).size).toBe(0);
+    expect(await queueMismatches(pool)).toEqual([]);
+  });
+
+  it("keeps a moved row's backfill and its number in an ordered stream", async () => {
+    const { streamId } = await seedStream(pool);
+    await makeDay('2020-04-06');
+    const [backfilled, numbered] = await insertEach([
+      { ...deliveryOf(streamId, 60, '2020-04-06T01:00:00Z'), backfillId: '7' },
+      { ...deliveryOf(streamId, 61, '2020-04-06T02:00:00Z', { confirmed: true }), numbered: true },
+    ]);
+    await pool.query('UPDATE deliveries SET sequence = 1 WHERE id = $1', [numbered]);
+    const columns = () =>
+      pool.query<{ id: string; backfill_id: string; sequence: string | null; part: string }>(
+        `SELECT id, backfill_id, sequence, tableoid::regclass::text AS part FROM deliveries
+          WHERE stream_id = $1 ORDER BY block_number`,
+        [streamId],
+      );
+    expect((await dropDay('2020-04-06', '2020-01-01T00:00:00Z'))?.kept.pending).toBe(2);
+    expect((await columns()).rows).toEqual([
+      { id: backfilled, backfill_id: '7', sequence: null, part: 'deliveries_kept' },
+      { id: numbered, backfill_id: '0', sequence: '1', part: 'deliveries_kept' },
+    ]);
+    const page = await listPendingJobs(pool, { afterId: undefined, limit: 1_000, graceMs: 0 });
+    expect(page.filter((p) => p.deliveryId === backfilled).map((p) => p.backfill)).toEqual([true]);
+    expect(await queueMismatches(pool)).toEqual([]);
   });
 
   it('expires rows of the default partition on their own settings, never a pending one', async () => {
@@ -268,6 +295,7 @@ describe('delivery partitions', () => {
     );
     expect(await attemptsOf(oldDelivered as string)).toEqual([]);
     expect(await attemptsOf(oldFailed as string)).toEqual([]);
+    expect(await queueMismatches(pool)).toEqual([]);
     expect(await expireKeptDeliveries(pool, { ...cutoffs, limit: 100 })).toEqual({
       delivered: 0,
       held: 0,

@@ -103,19 +103,26 @@ export async function dropDeliveryDay(
   await client.query(`ALTER TABLE deliveries DETACH PARTITION deliveries_p${suffix}`);
   // The moved rows are counted below, as the day's new counts: the triggers leave them alone.
   await client.query("SET LOCAL tributary.moving_deliveries = 'on'");
-  // Each arm matches one partial index (deliveries_pending, deliveries_failed): the day's rows to
-  // keep are read from them, not from a scan of the day.
+  const range = [`${day}T00:00:00Z`, new Date(dayEnd).toISOString()];
+  // The day's rows to keep are read through the queue (migration 084), not from a scan of the day.
   await client.query(
     `INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, block_time, confirmed, removal, body,
-                             status, attempts, last_error, logs_count, txs_count, created_at, delivered_at, job_id, job_at)
-     SELECT id, stream_id, chain_id, block_number, block_hash, block_time, confirmed, removal, body,
-            status, attempts, last_error, logs_count, txs_count, created_at, delivered_at, job_id, job_at
-       FROM deliveries_p${suffix}
-      WHERE (status IN ('pending', 'held') AND (status = 'pending' OR greatest(block_time, created_at) >= $1))
-         OR (status = 'failed' AND greatest(block_time, created_at) >= $1)`,
-    [opts.failedCutoff],
+                             status, attempts, last_error, logs_count, txs_count, created_at, delivered_at, job_id, job_at,
+                             backfill_id, sequence)
+     SELECT p.id, p.stream_id, p.chain_id, p.block_number, p.block_hash, p.block_time, p.confirmed, p.removal, p.body,
+            p.status, p.attempts, p.last_error, p.logs_count, p.txs_count, p.created_at, p.delivered_at, p.job_id, p.job_at,
+            p.backfill_id, p.sequence
+       FROM delivery_queue q JOIN deliveries_p${suffix} p ON p.id = q.id AND p.block_time = q.block_time
+      WHERE q.block_time >= $2 AND q.block_time < $3
+        AND (q.status = 'pending' OR greatest(p.block_time, p.created_at) >= $1)`,
+    [opts.failedCutoff, ...range],
   );
-  const range = [`${day}T00:00:00Z`, new Date(dayEnd).toISOString()];
+  // What was not kept leaves the queue with its partition (a DROP fires no trigger).
+  await client.query(
+    `DELETE FROM delivery_queue q WHERE q.block_time >= $1 AND q.block_time < $2
+        AND NOT EXISTS (SELECT 1 FROM deliveries_kept k WHERE k.id = q.id AND k.block_time = q.block_time)`,
+    range,
+  );
   await client.query(
     `INSERT INTO delivery_attempts (delivery_id, block_time, stream_id, attempt, status_code, latency_ms, error, at)
      SELECT a.delivery_id, a.block_time, a.stream_id, a.attempt, a.status_code, a.latency_ms, a.error, a.at

@@ -11,13 +11,13 @@ export interface DeliveryCounts {
 
 /**
  * Deliveries waiting to be sent, held (stream in error) and failed for good, over every stream:
- * the counters (migration 073), and the first entry of each partition's index of pending rows.
+ * the counters (migration 073), and the first pending entry of the queue (migration 084).
  */
 export async function countDeliveriesByStatus(db: Pool | PoolClient): Promise<DeliveryCounts> {
   const [counts, oldest] = await Promise.all([
     countAllDeliveries(db),
     db.query<{ oldest: Date | null }>(
-      `SELECT (SELECT created_at FROM deliveries WHERE status = 'pending' ORDER BY created_at LIMIT 1) AS oldest`,
+      `SELECT (SELECT created_at FROM delivery_queue WHERE status = 'pending' ORDER BY created_at LIMIT 1) AS oldest`,
     ),
   ]);
   return {

@@ -97,3 +97,19 @@ export async function partitionsOf(pool: Pool, streamId: string): Promise<Map<st
   );
   return new Map(rows.map((r) => [r.id, r.part]));
 }
+
+/**
+ * Where the queue (migration 084) and the deliveries disagree: every delivery not delivered must
+ * have its queue row with its status and block time, and the queue nothing else. Empty: they agree.
+ */
+export async function queueMismatches(
+  pool: Pool,
+): Promise<{ id: string; table: string | null; queue: string | null }[]> {
+  const { rows } = await pool.query<{ id: string; table: string | null; queue: string | null }>(
+    `SELECT coalesce(d.id, q.id) AS id, d.status || ' ' || d.block_time AS table, q.status || ' ' || q.block_time AS queue
+       FROM (SELECT id, status, block_time FROM deliveries WHERE status <> 'delivered') d
+       FULL JOIN delivery_queue q ON q.id = d.id
+      WHERE d.id IS NULL OR q.id IS NULL OR d.status <> q.status OR d.block_time <> q.block_time`,
+  );
+  return rows;
+}
