@@ -3,8 +3,8 @@ import type { PostgresActivity } from './soakSample.ts';
 
 /**
  * What PostgreSQL did between two reads of its counters: checkpoints, buffer writes and block reads
- * per second, the buffer hit ratio, the tables whose autovacuum finished, and the vacuums running at
- * the later read. A counter that went down (statistics reset, a restarted server) counts from 0.
+ * per second, the buffer hit ratio, the tables whose autovacuum finished, each table's updates (HOT
+ * ones among them), and the vacuums running at the later read. A counter that went down (statistics reset, a restarted server) counts from 0.
  */
 export function postgresActivityBetween(before: PostgresCounters, now: PostgresCounters): PostgresActivity {
   const seconds = Math.max((now.atMs - before.atMs) / 1000, 1e-3);
@@ -39,6 +39,13 @@ export function postgresActivityBetween(before: PostgresCounters, now: PostgresC
     autovacuumed: finished(before.autovacuums, now.autovacuums),
     autoanalyzed: finished(before.autoanalyzes, now.autoanalyzes),
     vacuumsRunning: now.running,
+    updates: Object.entries(now.updates)
+      .map(([table, n]) => {
+        const was = before.updates[table] ?? { all: 0, hot: 0 };
+        return { table, all: delta(was.all, n.all), hot: delta(was.hot, n.hot) };
+      })
+      .filter((u) => u.all > 0)
+      .sort((a, b) => a.table.localeCompare(b.table)),
     deadTuples: now.deadTuples,
   };
 }

@@ -3,8 +3,9 @@ import type { Pool } from '@tributary/db';
 /**
  * PostgreSQL's cumulative activity counters at one moment: checkpoints and who wrote buffers
  * (pg_stat_bgwriter, or pg_stat_checkpointer from 17 on), the database's block reads and temp
- * files (pg_stat_database), each table's autovacuum count and dead tuples (pg_stat_user_tables,
- * a partition under its own name), and the vacuums running now (pg_stat_progress_vacuum).
+ * files (pg_stat_database), each table's autovacuum count, dead tuples and updates, HOT ones
+ * among them (pg_stat_user_tables, a partition under its own name), and the vacuums running now
+ * (pg_stat_progress_vacuum).
  */
 export interface PostgresCounters {
   atMs: number;
@@ -25,6 +26,8 @@ export interface PostgresCounters {
   autovacuums: Record<string, number>;
   autoanalyzes: Record<string, number>;
   deadTuples: number;
+  /** Each table's rows updated so far, and how many of those updates were HOT (no index entry added). */
+  updates: Record<string, { all: number; hot: number }>;
   running: { table: string; phase: string; seconds: number }[];
 }
 
@@ -58,9 +61,16 @@ export async function readPostgresActivity(pool: Pool): Promise<PostgresCounters
     `SELECT blks_hit AS hit, blks_read AS read, temp_bytes AS temp FROM pg_stat_database
      WHERE datname = current_database()`,
   );
-  const tables = await pool.query<{ name: string; vacuums: string; analyzes: string; dead: string }>(
+  const tables = await pool.query<{
+    name: string;
+    vacuums: string;
+    analyzes: string;
+    dead: string;
+    upd: string;
+    hot: string;
+  }>(
     `SELECT relid::regclass::text AS name, autovacuum_count AS vacuums, autoanalyze_count AS analyzes,
-            n_dead_tup AS dead
+            n_dead_tup AS dead, n_tup_upd AS upd, n_tup_hot_upd AS hot
      FROM pg_stat_user_tables`,
   );
   const running = await pool.query<{ name: string; phase: string; seconds: number }>(
@@ -73,8 +83,10 @@ export async function readPostgresActivity(pool: Pool): Promise<PostgresCounters
   const d = db.rows[0]!;
   const autovacuums: Record<string, number> = {};
   const autoanalyzes: Record<string, number> = {};
+  const updates: PostgresCounters['updates'] = {};
   let deadTuples = 0;
   for (const t of tables.rows) {
+    updates[t.name] = { all: Number(t.upd), hot: Number(t.hot) };
     autovacuums[t.name] = Number(t.vacuums);
     autoanalyzes[t.name] = Number(t.analyzes);
     deadTuples += Number(t.dead);
@@ -95,6 +107,7 @@ export async function readPostgresActivity(pool: Pool): Promise<PostgresCounters
     autovacuums,
     autoanalyzes,
     deadTuples,
+    updates,
     running: running.rows.map((r) => ({ table: r.name, phase: r.phase, seconds: Math.round(r.seconds) })),
   };
 }

@@ -67,6 +67,11 @@ export interface PostgresActivity {
   vacuumsRunning: { table: string; phase: string; seconds: number }[];
   /** Dead tuples of every table at the sample. */
   deadTuples: number;
+  /**
+   * Rows updated in the interval by table (partitions by their own name), and how many of those
+   * updates were HOT (no index entry added); absent in runs before it was sampled.
+   */
+  updates?: { table: string; all: number; hot: number }[];
 }
 
 export interface KafkaDisk {

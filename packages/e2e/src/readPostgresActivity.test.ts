@@ -18,13 +18,14 @@ describe('readPostgresActivity', () => {
     await db?.drop();
   });
 
-  it('sees a checkpoint, dead tuples, block reads and a running vacuum of its own database', async () => {
+  it('sees a checkpoint, dead tuples, HOT updates, block reads and a running vacuum of its own database', async () => {
     const before = await readPostgresActivity(pool);
     expect(before.blockBytes).toBeGreaterThanOrEqual(1024);
     expect(before.running).toEqual([]);
     await pool.query('CREATE TABLE churn (id int PRIMARY KEY, body text)');
     await pool.query(`INSERT INTO churn SELECT i, repeat('x', 200) FROM generate_series(1, 5000) i`);
     await pool.query('DELETE FROM churn WHERE id % 2 = 0');
+    await pool.query(`UPDATE churn SET body = 'y' WHERE id <= 10`);
     await pool.query('CHECKPOINT');
     // Statistics reach the shared counters when a backend is idle, at most once a second.
     const after = await vi.waitFor(
@@ -42,6 +43,8 @@ describe('readPostgresActivity', () => {
     expect(activity.bufferHitPercent).toBeGreaterThan(0);
     expect(activity.deadTuples).toBeGreaterThanOrEqual(2500);
     expect(activity.autovacuumed).toEqual([]);
+    // No index names body: those updates stayed HOT.
+    expect(activity.updates).toEqual([{ table: 'churn', all: 5, hot: 5 }]);
 
     // A vacuum slowed to a page per 100 ms is seen running, with its phase, until it is cancelled.
     const vacuumer = await pool.connect();

@@ -320,6 +320,7 @@ describe('what the shared parts did', () => {
       autovacuums: { deliveries: 2, blocks: 0 },
       autoanalyzes: { deliveries: 3, blocks: 1 },
       deadTuples: 10,
+      updates: { deliveries_p20261201: { all: 100, hot: 90 }, blocks: { all: 5, hot: 0 } },
       running: [],
       ...c,
     });
@@ -333,6 +334,11 @@ describe('what the shared parts did', () => {
       blocksRead: 1_100,
       autovacuums: { deliveries: 3, blocks: 0, logs: 1 },
       deadTuples: 700,
+      updates: {
+        deliveries_p20261201: { all: 300, hot: 280 },
+        blocks: { all: 5, hot: 0 },
+        delivery_queue: { all: 7, hot: 1 },
+      },
       running: [{ table: 'transfers', phase: 'scanning heap', seconds: 42 }],
     });
     expect(postgresActivityBetween(before, after)).toEqual({
@@ -350,6 +356,11 @@ describe('what the shared parts did', () => {
       autoanalyzed: [],
       vacuumsRunning: [{ table: 'transfers', phase: 'scanning heap', seconds: 42 }],
       deadTuples: 700,
+      // Only the tables updated in the interval, a table first seen counted from 0.
+      updates: [
+        { table: 'deliveries_p20261201', all: 200, hot: 190 },
+        { table: 'delivery_queue', all: 7, hot: 1 },
+      ],
     });
     // A restarted server (or a statistics reset) counts from 0; no block asked for, no ratio.
     const restarted = postgresActivityBetween(
