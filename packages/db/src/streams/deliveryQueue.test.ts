@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { type TestDatabase, createTestDatabase } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pool, createPool } from '../createPool.ts';
@@ -26,14 +27,28 @@ afterAll(async () => {
 const DAY = '2021-07-08';
 const PARTITION = 'deliveries_p20210708';
 
+/** A webhook body of a block with `logs` logs: about 250 bytes each, as the hosted format writes them. */
+const bodyWith = (logs: number) =>
+  JSON.stringify({
+    confirmed: false,
+    logs: Array.from({ length: logs }, (_, i) => ({
+      logIndex: String(i),
+      transactionHash: `0x${randomBytes(32).toString('hex')}`,
+      address: '0x5fbdb2315678afecb367f032d93f642f64180aa3',
+      data: `0x${'0'.repeat(40)}${randomBytes(12).toString('hex')}`,
+      topic0: '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+    })),
+  });
+
 /** `n` pending deliveries of the day to one stream, stored as the matcher stores a block's. */
-async function fillDay(n: number, firstBlock: number): Promise<string[]> {
+async function fillDay(n: number, firstBlock: number, logs = 0): Promise<string[]> {
   const { streamId } = await seedStream(pool);
   const ids: string[] = [];
   for (let k = 0; k < n; k += 100) {
-    const list = Array.from({ length: Math.min(100, n - k) }, (_, j) =>
-      deliveryOf(streamId, firstBlock + k + j, `${DAY}T10:00:00Z`),
-    );
+    const list = Array.from({ length: Math.min(100, n - k) }, (_, j) => {
+      const d = deliveryOf(streamId, firstBlock + k + j, `${DAY}T10:00:00Z`);
+      return logs > 0 ? { ...d, body: bodyWith(logs) } : d;
+    });
     await insertDeliveries(pool, list);
     ids.push(...list.map((d) => d.id));
   }
@@ -88,7 +103,15 @@ describe('the delivery queue', () => {
     );
     expect(indexed).toEqual([]);
 
-    const ids = await fillDay(400, 1);
+    // Bodies of 60 logs (15 KB, as a soak's blocks make them): out of the row, into TOAST.
+    const ids = await fillDay(400, 1, 60);
+    const { rows: sizes } = await pool.query<{ main: string; toast: string }>(
+      `SELECT pg_relation_size(c.oid) AS main, pg_relation_size(c.reltoastrelid) AS toast
+         FROM pg_class c WHERE c.relname = $1`,
+      [PARTITION],
+    );
+    expect(Number(sizes[0]!.main) / ids.length).toBeLessThan(1_000);
+    expect(Number(sizes[0]!.toast) / ids.length).toBeGreaterThan(1_000);
     // The sender's writes, one batch a transaction as it makes them: a retry, then the deliveries.
     const client = await pool.connect();
     try {
@@ -112,8 +135,13 @@ describe('the delivery queue', () => {
     const { updates, hot } = await updatesOf(440);
     expect(updates).toBe(440);
     // Each page keeps half its room (fillfactor 50) for a new version of each of its rows, all
-    // of them updated by one statement of the sender.
+    // of them updated by one statement of the sender; the body stays in TOAST.
     expect(hot / updates).toBeGreaterThan(0.9);
+    const { rows: after } = await pool.query<{ main: string }>(
+      'SELECT pg_relation_size($1::regclass) AS main',
+      [PARTITION],
+    );
+    expect(Number(after[0]!.main)).toBe(Number(sizes[0]!.main));
     expect(await queueMismatches(pool)).toEqual([]);
   });
 
