@@ -101,7 +101,8 @@ export async function dropDeliveryDay(
   const before = await countDay(client, day);
   await client.query(`ALTER TABLE delivery_attempts DETACH PARTITION delivery_attempts_p${suffix}`);
   await client.query(`ALTER TABLE deliveries DETACH PARTITION deliveries_p${suffix}`);
-  // The moved rows are counted below, as the day's new counts: the triggers leave them alone.
+  // The moved rows are counted below, as the day's new counts: the count triggers leave them alone
+  // (the queue's trigger finds each one's row already there, same id and time, and keeps it).
   await client.query("SET LOCAL tributary.moving_deliveries = 'on'");
   const range = [`${day}T00:00:00Z`, new Date(dayEnd).toISOString()];
   // The day's rows to keep are read through the queue (migration 084), not from a scan of the day.
