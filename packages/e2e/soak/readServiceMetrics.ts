@@ -55,6 +55,7 @@ export function serviceSample(series: readonly PromSeries[]): ServiceSample | nu
     heapLiveBytes: v('nodejs_heap_live_bytes') ?? Number.NaN,
     heapLiveDataBytes: v('nodejs_heap_live_data_bytes') ?? Number.NaN,
     externalBytes: v('nodejs_external_memory_bytes') ?? Number.NaN,
+    arrayBuffersLiveBytes: v('nodejs_array_buffers_live_bytes') ?? Number.NaN,
     eventLoopP50Ms: ms('nodejs_eventloop_lag_p50_seconds'),
     eventLoopP99Ms: ms('nodejs_eventloop_lag_p99_seconds'),
     eventLoopMaxMs: ms('nodejs_eventloop_lag_max_seconds'),

@@ -23,7 +23,13 @@ export interface ServiceSample {
    * nodejs_heap_live_data_bytes, read at a full collection at most once a minute): what the application holds.
    */
   heapLiveDataBytes: number;
+  /** Memory outside the heap that JavaScript objects hold (Buffers and more), at the sample: it saws with garbage. */
   externalBytes: number;
+  /**
+   * The Buffers' and ArrayBuffers' memory just after the last full collection (runtime's
+   * nodejs_array_buffers_live_bytes): what is still referenced. Absent in runs written before it.
+   */
+  arrayBuffersLiveBytes?: number;
   /** Event-loop delay percentiles over the interval since the previous scrape (prom-client resets them). */
   eventLoopP50Ms: number;
   eventLoopP99Ms: number;

@@ -46,22 +46,32 @@ export function soakSeries(samples: readonly SoakSample[]): Series[] {
   // equal ones that would call it flat.
   const lastLive = new Map<string, number>();
   const lastLiveData = new Map<string, number>();
+  const lastBuffers = new Map<string, number>();
   for (const s of samples) {
     for (const [app, p] of Object.entries(s.services)) {
       add(`${app} RSS`, 'memory', 'bytes', s, p.rssBytes);
-      add(`${app} heap used`, 'memory', 'bytes', s, p.heapUsedBytes);
-      // What the heap retains (heap used saws with garbage; RSS follows V8's sizing), reported; it
-      // counts the code the JIT keeps compiling for hours, which is not held data.
+      // Heap used and external memory at the sample: they saw with the garbage made since the last
+      // collection, so a run's slope of them says where in its sawtooth the last sample fell (the
+      // follower's external memory sat at 4.0, 6.9 or 9.8 MiB between collections, and a run ending
+      // on 9.8 "grew"). Reported; what is still held after a collection is judged below.
+      add(`${app} heap used`, 'info', 'bytes', s, p.heapUsedBytes);
+      add(`${app} external memory`, 'info', 'bytes', s, p.externalBytes);
+      // What the heap retains (RSS follows V8's sizing), reported; it counts the code the JIT keeps
+      // compiling for hours, which is not held data.
       if (p.heapLiveBytes !== lastLive.get(app)) {
         lastLive.set(app, p.heapLiveBytes);
         add(`${app} live heap (after a full GC)`, 'info', 'bytes', s, p.heapLiveBytes, true);
+      }
+      // The Buffers still referenced after a full collection: a point per collection, as above.
+      if (p.arrayBuffersLiveBytes !== undefined && p.arrayBuffersLiveBytes !== lastBuffers.get(app)) {
+        lastBuffers.set(app, p.arrayBuffersLiveBytes);
+        add(`${app} Buffers (after a full GC)`, 'memory', 'bytes', s, p.arrayBuffersLiveBytes, true);
       }
       // The leak figure: what the application holds, the live heap less V8's code.
       if (p.heapLiveDataBytes !== lastLiveData.get(app)) {
         lastLiveData.set(app, p.heapLiveDataBytes);
         add(`${app} live heap less code (after a full GC)`, 'memory', 'bytes', s, p.heapLiveDataBytes, true);
       }
-      add(`${app} external memory`, 'memory', 'bytes', s, p.externalBytes);
       // Where RSS lives, to tell V8 sizing its heap from native growth (allocator, buffers): reported.
       add(`${app} V8 heap committed`, 'info', 'bytes', s, p.heapTotalBytes);
       add(`${app} RSS outside the V8 heap`, 'info', 'bytes', s, p.rssBytes - p.heapTotalBytes);

@@ -155,13 +155,22 @@ describe('parsePrometheus', () => {
 function sample(m: number): SoakSample {
   const h = m / 60;
   const wobble = m % 2 === 0 ? 1 : -1;
-  const service = (rss: number, live = 40 * MiB, liveData = live - 8 * MiB) => ({
+  // Garbage Buffers between collections: external memory and heap used sit at 4, 7 or 10 MiB more,
+  // and the run ends at the top of it (as the follower's did), with no more held after a collection.
+  const sawtooth = [0, 0, 3, 0, 3, 6, 6][Math.floor(m / 10)]! * MiB;
+  const service = (
+    rss: number,
+    live = 40 * MiB,
+    liveData = live - 8 * MiB,
+    buffers = 2 * MiB + (Math.floor(m / 10) % 2 === 0 ? 0.01 : -0.01) * MiB,
+  ) => ({
     rssBytes: rss,
-    heapUsedBytes: 50 * MiB + wobble * MiB,
+    heapUsedBytes: 50 * MiB + wobble * MiB + sawtooth,
     heapTotalBytes: 80 * MiB,
     heapLiveBytes: live,
     heapLiveDataBytes: liveData,
-    externalBytes: 5 * MiB,
+    externalBytes: 4 * MiB + sawtooth,
+    arrayBuffersLiveBytes: buffers,
     eventLoopP50Ms: 1,
     eventLoopP99Ms: 10 + wobble,
     eventLoopMaxMs: 20,
@@ -178,6 +187,13 @@ function sample(m: number): SoakSample {
       ),
       // A leak: 20 MiB an hour on 200 MiB, 10 %/h; its heap's full collections come every 10 minutes.
       'stream-matcher': service(200 * MiB + 20 * MiB * h, 40 * MiB + 20 * MiB * (Math.floor(m / 10) / 6)),
+      // Buffers it keeps referencing: 6 MiB an hour, seen at its full collections (every 10 minutes).
+      'webhook-sender': service(
+        200 * MiB + wobble * MiB,
+        40 * MiB,
+        32 * MiB,
+        2 * MiB + 6 * MiB * (Math.floor(m / 10) / 6),
+      ),
     },
     unplannedExits: {},
     postgres: {
@@ -241,6 +257,15 @@ describe('summarizeSoak', () => {
     expect(growth('projector live heap less code (after a full GC)').verdict).toBe('flat');
     expect(growth('stream-matcher live heap less code (after a full GC)').verdict).toBe('grows');
     expect(growth('redis used memory').verdict).toBe('flat');
+    // Garbage Buffers saw external memory and heap used: reported, and not taken for a leak.
+    expect(growth('projector external memory').kind).toBe('info');
+    expect(growth('projector external memory').verdict).toBe('grows');
+    expect(growth('projector heap used').kind).toBe('info');
+    expect(growth('projector Buffers (after a full GC)').kind).toBe('memory');
+    expect(growth('projector Buffers (after a full GC)').verdict).not.toBe('grows');
+    // Buffers still held after each collection, more each time: a leak.
+    expect(growth('webhook-sender Buffers (after a full GC)').kind).toBe('memory');
+    expect(growth('webhook-sender Buffers (after a full GC)').verdict).toBe('grows');
     expect(growth('table deliveries').perHour).toBeCloseTo(0.8 * GiB, 0);
     expect(growth('webhook latency p99 (block mined → unconfirmed webhook)').verdict).toBe('flat');
     expect(growth('webhooks delivered (answered 2xx)').verdict).toBe('flat');
@@ -273,7 +298,11 @@ describe('summarizeSoak', () => {
     expect(summary.goals).toEqual({
       memoryFlat: {
         status: 'missed',
-        offenders: ['stream-matcher RSS', 'stream-matcher live heap less code (after a full GC)'],
+        offenders: [
+          'stream-matcher RSS',
+          'stream-matcher live heap less code (after a full GC)',
+          'webhook-sender Buffers (after a full GC)',
+        ],
       },
       latencySteady: { status: 'met', offenders: [] },
       deliveryRateSteady: { status: 'met', offenders: [] },

@@ -52,6 +52,30 @@ describe('nodejs_heap_live_bytes', () => {
   });
 });
 
+describe('nodejs_array_buffers_live_bytes', () => {
+  it('follows the Buffers still referenced after a full collection, not the ones left as garbage', async () => {
+    const registry = createMetrics('live-array-buffers-test');
+    const before = await liveBytesAfterFullCollection(registry, 'nodejs_array_buffers_live_bytes');
+    expect(before).toBeGreaterThanOrEqual(0);
+    // 32 MB of Buffers kept, and as much again dropped.
+    let kept: Buffer[] | undefined = Array.from({ length: 32 }, () => Buffer.alloc(1 << 20, 1));
+    expect(Array.from({ length: 32 }, () => Buffer.alloc(1 << 20, 2)).length).toBe(32);
+    const holding = await liveBytesAfterFullCollection(registry, 'nodejs_array_buffers_live_bytes');
+    expect(kept.length).toBe(32);
+    expect(holding - before).toBeGreaterThan(30e6);
+    expect(holding - before).toBeLessThan(50e6);
+    // Buffers made since the collection are not counted until the next one.
+    const since = Array.from({ length: 16 }, () => Buffer.alloc(1 << 20, 3));
+    const scraped = (await registry.getSingleMetric('nodejs_array_buffers_live_bytes')?.get())?.values[0]
+      ?.value;
+    expect(scraped).toBe(holding);
+    expect(since.length).toBe(16);
+    kept = undefined;
+    const released = await liveBytesAfterFullCollection(registry, 'nodejs_array_buffers_live_bytes');
+    expect(holding - released).toBeGreaterThan(30e6);
+  });
+});
+
 describe('nodejs_heap_live_data_bytes', () => {
   // One fake clock for the block, far past the real one (the module keeps when it last read the code).
   beforeAll(() => {

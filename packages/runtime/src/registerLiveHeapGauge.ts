@@ -9,6 +9,7 @@ const CODE_READ_EVERY_MS = 60_000;
 // and that less V8's code, read at a full collection at most every CODE_READ_EVERY_MS.
 let liveBytes: number | null = null;
 let liveDataBytes: number | null = null;
+let liveArrayBufferBytes: number | null = null;
 let codeReadAt = Number.NEGATIVE_INFINITY;
 let observer: PerformanceObserver | undefined;
 
@@ -22,6 +23,9 @@ function observeMajorCollections(): void {
       );
     if (!major) return;
     liveBytes = getHeapStatistics().used_heap_size;
+    // Node's own count, which a freed backing store leaves at once; V8's external_memory can lag a
+    // collection behind.
+    liveArrayBufferBytes = process.memoryUsage().arrayBuffers;
     const now = performance.now();
     if (now - codeReadAt < CODE_READ_EVERY_MS) return;
     codeReadAt = now;
@@ -45,6 +49,12 @@ function observeMajorCollections(): void {
  * what the application holds. Measuring the code walks the heap's code (tens of ms for a service's
  * heap), so it is done at a full collection at most once a minute.
  *
+ * `nodejs_array_buffers_live_bytes`: the memory of the Buffers and ArrayBuffers still referenced,
+ * read at the same moment. A Buffer's memory outside the heap is freed only when the collector frees
+ * the Buffer, so between collections external memory steps up and down with garbage as heap used
+ * does (a service reading megabyte responses sits at one of a few levels until the next full
+ * collection); just after one, it is what is still held.
+ *
  * One observer per process, however many registries.
  */
 export function registerLiveHeapGauge(registry: Registry): void {
@@ -63,6 +73,14 @@ export function registerLiveHeapGauge(registry: Registry): void {
     registers: [registry],
     collect() {
       if (liveDataBytes !== null) this.set(liveDataBytes);
+    },
+  });
+  new Gauge({
+    name: 'nodejs_array_buffers_live_bytes',
+    help: 'Memory of the Buffers and ArrayBuffers just after the last full collection: what is still referenced',
+    registers: [registry],
+    collect() {
+      if (liveArrayBufferBytes !== null) this.set(liveArrayBufferBytes);
     },
   });
 }
