@@ -11,8 +11,11 @@ async function liveBytesAfterFullCollection(
   name = 'nodejs_heap_live_bytes',
 ): Promise<number> {
   gc();
-  // The observer's callback runs after the collection, on a later turn of the event loop.
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // The observer's callback runs after the collection, on a later turn of the event loop; the
+  // Buffers are read for a second after it.
+  await new Promise((resolve) =>
+    setTimeout(resolve, name === 'nodejs_array_buffers_live_bytes' ? 1_100 : 50),
+  );
   const metric = await registry.getSingleMetric(name)?.get();
   return metric?.values[0]?.value ?? Number.NaN;
 }
@@ -64,13 +67,14 @@ describe('nodejs_array_buffers_live_bytes', () => {
     expect(kept.length).toBe(32);
     expect(holding - before).toBeGreaterThan(30e6);
     expect(holding - before).toBeLessThan(50e6);
-    // Buffers made since the collection are not counted until the next one.
-    const since = Array.from({ length: 16 }, () => Buffer.alloc(1 << 20, 3));
+    // Buffers made after the collection's reads are not counted until the next one.
+    let since: Buffer[] | undefined = Array.from({ length: 16 }, () => Buffer.alloc(1 << 20, 3));
     const scraped = (await registry.getSingleMetric('nodejs_array_buffers_live_bytes')?.get())?.values[0]
       ?.value;
     expect(scraped).toBe(holding);
     expect(since.length).toBe(16);
     kept = undefined;
+    since = undefined;
     const released = await liveBytesAfterFullCollection(registry, 'nodejs_array_buffers_live_bytes');
     expect(holding - released).toBeGreaterThan(30e6);
   });
