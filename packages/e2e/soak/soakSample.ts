@@ -26,8 +26,8 @@ export interface ServiceSample {
   /** Memory outside the heap that JavaScript objects hold (Buffers and more), at the sample: it saws with garbage. */
   externalBytes: number;
   /**
-   * The Buffers' and ArrayBuffers' memory just after the last full collection (runtime's
-   * nodejs_array_buffers_live_bytes): what is still referenced. Absent in runs written before it.
+   * The Buffers' and ArrayBuffers' memory in the second after the last full collection, the least
+   * read (runtime's nodejs_array_buffers_live_bytes): what is still referenced. Absent in runs written before it.
    */
   arrayBuffersLiveBytes?: number;
   /** Event-loop delay percentiles over the interval since the previous scrape (prom-client resets them). */

@@ -25,20 +25,15 @@ const BUFFERS_WINDOW_MS = 1_000;
 let buffersTimer: NodeJS.Timeout | undefined;
 
 function readBuffersAfterCollection(): void {
-  if (buffersTimer) clearInterval(buffersTimer);
+  clearInterval(buffersTimer);
   let least = process.memoryUsage().arrayBuffers;
-  let reads = 1;
   liveArrayBufferBytes = least;
-  const timer = setInterval(() => {
+  let reads = 1;
+  buffersTimer = setInterval(() => {
     least = Math.min(least, process.memoryUsage().arrayBuffers);
     liveArrayBufferBytes = least;
-    if (++reads > BUFFERS_WINDOW_MS / BUFFERS_READ_EVERY_MS) {
-      clearInterval(timer);
-      if (buffersTimer === timer) buffersTimer = undefined;
-    }
-  }, BUFFERS_READ_EVERY_MS);
-  timer.unref();
-  buffersTimer = timer;
+    if (++reads > BUFFERS_WINDOW_MS / BUFFERS_READ_EVERY_MS) clearInterval(buffersTimer);
+  }, BUFFERS_READ_EVERY_MS).unref();
 }
 
 function observeMajorCollections(): void {
@@ -78,7 +73,7 @@ function observeMajorCollections(): void {
  * heap), so it is done at a full collection at most once a minute.
  *
  * `nodejs_array_buffers_live_bytes`: the memory of the Buffers and ArrayBuffers still referenced,
- * read at the same moment. A Buffer's memory outside the heap is freed only when the collector frees
+ * read after each full collection. A Buffer's memory outside the heap is freed only when the collector frees
  * the Buffer, so between collections external memory steps up and down with garbage as heap used
  * does (a service reading megabyte responses sits at one of a few levels until the next full
  * collection); in the second after one (see BUFFERS_WINDOW_MS), it is what is still held.
