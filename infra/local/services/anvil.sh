@@ -4,6 +4,10 @@
 # The chain is kept in $DATA_DIR/anvil/state.json (written every ANVIL_STATE_INTERVAL seconds, default 10,
 # and on a clean stop) and loaded at the next start, so a restart keeps the same chain (same genesis,
 # same block hashes). ANVIL_STATE=off starts from genesis every time; deleting the file does it once.
+# Past blocks' states beyond those in memory go to $DATA_DIR/anvil/states, at most
+# ANVIL_MAX_PERSISTED_STATES (3600, as packages/testkit/src/anvilDefaults.ts) of them: anvil keeps every
+# one by default (about 450 KB a block on an idle devnet, 39 GB a day) under ~/.foundry and leaves
+# them there when it stops. A new process never reads an earlier one's: they are removed at start.
 
 ANVIL_CHAIN_ID=31337
 ANVIL_MNEMONIC='test test test test test test test test test test test junk'
@@ -49,7 +53,9 @@ anvil_start() {
   claim_port anvil ANVIL_PORT
   anvil_install
   mkdir -p "$ANVIL_DIR"
-  local args=(--host 127.0.0.1 --port "$ANVIL_PORT" --chain-id "$ANVIL_CHAIN_ID" --mnemonic "$ANVIL_MNEMONIC")
+  rm -rf "$ANVIL_DIR/states"
+  local args=(--host 127.0.0.1 --port "$ANVIL_PORT" --chain-id "$ANVIL_CHAIN_ID" --mnemonic "$ANVIL_MNEMONIC"
+    --cache-path "$ANVIL_DIR/states" --max-persisted-states "${ANVIL_MAX_PERSISTED_STATES:-3600}")
   case "${ANVIL_BLOCK_TIME:-1}" in
     0 | off | "") ;;
     *) args+=(--block-time "${ANVIL_BLOCK_TIME:-1}") ;;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { REPO_ROOT } from './repoRoot.ts';
+import { ANVIL_MAX_PERSISTED_STATES } from './anvilDefaults.ts';
 
 // docker-compose.yml as shipped: safe on a host others can reach (nothing published but the gateway,
 // on loopback; passwords and secrets made at the first start, never fixed), and compose.local-tools.yml
@@ -164,6 +165,9 @@ describe('docker-compose.yml', () => {
       '/anvil/state.json',
       '--state-interval',
       '10',
+      // Past blocks' states on disk, bounded as wherever else anvil runs.
+      '--max-persisted-states',
+      String(ANVIL_MAX_PERSISTED_STATES),
     ]);
     expect(services['anvil']?.volumes).toEqual(['anvil-data:/anvil']);
   });

@@ -1,8 +1,11 @@
 import { createPublicClient, createTestClient, createWalletClient, http, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ANVIL_ACCOUNT_0 } from './anvilDefaults.ts';
+import { ANVIL_ACCOUNT_0, ANVIL_MAX_PERSISTED_STATES } from './anvilDefaults.ts';
+import { REPO_ROOT } from './repoRoot.ts';
 import { startAnvil } from './startAnvil.ts';
 
 describe('startAnvil', () => {
@@ -46,5 +49,29 @@ describe('startAnvil', () => {
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
+  });
+
+  it('keeps at most maxPersistedStates past states on disk, in a directory that stop() removes', async () => {
+    const anvil = await startAnvil({ automine: false, maxPersistedStates: 5 });
+    try {
+      const testClient = createTestClient({ mode: 'anvil', chain: foundry, transport: http(anvil.rpcUrl) });
+      // Past the states anvil holds in memory, a few hundred blocks at a time.
+      for (let i = 0; i < 10 && !existsSync(anvil.statesDir); i++) await testClient.mine({ blocks: 500 });
+      for (let i = 0; i < 10; i++) await testClient.mine({ blocks: 500 });
+      const files = readdirSync(anvil.statesDir);
+      expect(files.length).toBeGreaterThan(0);
+      expect(files.length).toBeLessThanOrEqual(5);
+    } finally {
+      await anvil.stop();
+    }
+    expect(existsSync(anvil.statesDir)).toBe(false);
+  });
+
+  it('the local servers and the testcontainers path keep the same number of states on disk (compose: dockerCompose.test.ts)', () => {
+    const read = (path: string) => readFileSync(join(REPO_ROOT, path), 'utf8');
+    expect(read('infra/local/services/anvil.sh')).toContain(
+      `--max-persisted-states "\${ANVIL_MAX_PERSISTED_STATES:-${ANVIL_MAX_PERSISTED_STATES}}"`,
+    );
+    expect(read('packages/testkit/src/startContainers.ts')).toContain('String(ANVIL_MAX_PERSISTED_STATES)');
   });
 });

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { ANVIL_CHAIN_ID, ANVIL_MNEMONIC } from './anvilDefaults.ts';
+import { ANVIL_CHAIN_ID, ANVIL_MAX_PERSISTED_STATES, ANVIL_MNEMONIC } from './anvilDefaults.ts';
 import { REPO_ROOT } from './repoRoot.ts';
 import { freePort } from './freePort.ts';
 
@@ -12,6 +13,8 @@ export interface StartAnvilOptions {
   /** Seconds between blocks; when set, interval mining replaces automine. */
   blockTime?: number;
   chainId?: number;
+  /** Past blocks' states kept on disk beyond memory (ANVIL_MAX_PERSISTED_STATES). */
+  maxPersistedStates?: number;
   /** Extra anvil flags, e.g. ['--fork-url', url]. */
   args?: string[];
 }
@@ -19,12 +22,20 @@ export interface StartAnvilOptions {
 export interface StartedAnvil {
   rpcUrl: string;
   port: number;
+  /** Where it writes past blocks' states; removed by stop(). */
+  statesDir: string;
   stop: () => Promise<void>;
 }
 
-/** A private anvil on a free loopback port, for tests that control mining themselves. */
+/**
+ * A private anvil on a free loopback port, for tests that control mining themselves. The states it
+ * writes to disk go to a directory of its own, removed when it stops (anvil leaves its default one,
+ * under ~/.foundry, behind).
+ */
 export async function startAnvil(options: StartAnvilOptions = {}): Promise<StartedAnvil> {
   const binary = resolveAnvilBinary();
+  const states = mkdtempSync(join(tmpdir(), 'tributary-anvil-states-'));
+  const removeStates = () => rmSync(states, { recursive: true, force: true });
   let lastError: unknown;
   // Another process may grab the free port between the probe and anvil's bind: retry on a new one.
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -39,6 +50,10 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Start
       '--mnemonic',
       ANVIL_MNEMONIC,
       '--silent',
+      '--cache-path',
+      states,
+      '--max-persisted-states',
+      String(options.maxPersistedStates ?? ANVIL_MAX_PERSISTED_STATES),
     ];
     if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime));
     else if (options.automine === false) args.push('--no-mining');
@@ -51,12 +66,13 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Start
     const rpcUrl = `http://127.0.0.1:${port}`;
     try {
       await waitForRpc(rpcUrl, child, () => stderr);
-      return { rpcUrl, port, stop: () => stopChild(child) };
+      return { rpcUrl, port, statesDir: states, stop: () => stopChild(child).then(removeStates) };
     } catch (error) {
       lastError = error;
       await stopChild(child);
     }
   }
+  removeStates();
   throw lastError;
 }
 

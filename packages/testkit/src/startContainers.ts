@@ -2,7 +2,7 @@ import { KafkaContainer } from '@testcontainers/kafka';
 import { PostgreSqlContainer } from '@testcontainers/postgresql';
 import { RedisContainer } from '@testcontainers/redis';
 import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers';
-import { ANVIL_CHAIN_ID, ANVIL_MNEMONIC } from './anvilDefaults.ts';
+import { ANVIL_CHAIN_ID, ANVIL_MAX_PERSISTED_STATES, ANVIL_MNEMONIC } from './anvilDefaults.ts';
 import type { ServiceName, StartedServices } from './startedServices.ts';
 
 /** Images match docker-compose.yml; Confluent's image is the one @testcontainers/kafka drives (7.9 = Kafka 3.9). */
@@ -71,6 +71,8 @@ export async function startContainers(names: readonly ServiceName[]): Promise<St
                 ANVIL_MNEMONIC,
                 '--block-time',
                 '1',
+                '--max-persisted-states',
+                String(ANVIL_MAX_PERSISTED_STATES),
               ])
               .withExposedPorts(ANVIL_PORT)
               .withWaitStrategy(Wait.forLogMessage(/Listening on/))
