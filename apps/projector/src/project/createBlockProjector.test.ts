@@ -389,4 +389,31 @@ describe('createBlockProjector', () => {
     expect(await tables(again.pool)).toEqual(expected);
     await expect(again.projector.startBatch([removed(3)])).rejects.toThrow(/removes blocks/);
   });
+
+  it('runs starts in call order, so a later start never holds a row an earlier start waits for', async () => {
+    const db = await freshDatabase(4);
+    await db.projector.projectBatch(chain.slice(0, 3));
+    const carol = a(0xc0);
+    // Both reach below the newest transfer block, so both take the chain's history version. The
+    // earlier one has a new address to resolve first, and another transaction holds that address
+    // until the later one has had its chance: the later one, its addresses all known, would get
+    // there first and hold the version until it commits, after the earlier one.
+    const blocker = await db.pool.connect();
+    await blocker.query('BEGIN');
+    await blocker.query(`INSERT INTO address_ids (chain_id, address) VALUES (31337, '\\x${carol.slice(2)}')`);
+    const earlier = db.projector.startBatch([chain[2]!, block(4, [[bob, carol, 1n]])]);
+    const later = db.projector.startBatch([chain[1]!]);
+    const order: string[] = [];
+    void later.then(() => order.push('later'));
+    // Started in this order, the later start waits for the earlier one; out of order, it is done
+    // in a moment. Either way the address is let go after that moment.
+    await Promise.race([later, new Promise((r) => setTimeout(r, 500))]);
+    await blocker.query('ROLLBACK');
+    blocker.release();
+    const first = await earlier;
+    order.push('earlier');
+    expect(await first.finish()).toEqual({ blocks: 1, logs: 1, transfers: 1, removedBlocks: 0 });
+    expect(await (await later).finish()).toEqual({ blocks: 0, logs: 0, transfers: 0, removedBlocks: 0 });
+    expect(order).toEqual(['earlier', 'later']);
+  });
 });

@@ -26,10 +26,11 @@ export interface BlockProjector {
   /**
    * Starts projecting a batch without `removed` events in its own transaction: writes the new
    * blocks' rows (beginBlockSegment) and waits. A later batch may be started while an earlier
-   * one is not finished yet, but only once the earlier one's startBatch has resolved: otherwise
-   * it may insert a block of the earlier batch first, and the earlier batch's insert then waits
-   * for a transaction that waits for it. Batches must be finished in order, each after the
-   * previous one committed (or aborted when it failed).
+   * one is not finished yet. Starts run in call order, each once the one called before has
+   * resolved or failed: a later start that ran first could take a row an earlier start needs (a
+   * block, the chain's history version), and the earlier start would then wait for a transaction
+   * that only commits after it; PostgreSQL cannot see that wait as a deadlock. Batches must be
+   * finished in order, each after the previous one committed (or aborted when it failed).
    */
   startBatch(events: readonly BlockEvent[]): Promise<StartedBatch>;
 }
@@ -133,6 +134,45 @@ export function createBlockProjector(deps: {
     }
   }
 
+  async function start(events: readonly BlockEvent[]): Promise<StartedBatch> {
+    const steps = planBatch(events);
+    if (steps.some((s) => s.kind === 'remove')) throw new Error('startBatch: the batch removes blocks');
+    const startedAt = performance.now();
+    await resolveIds(steps);
+    const { client, end } = await begin();
+    const begun: BegunSegment[] = [];
+    try {
+      for (const step of steps)
+        if (step.kind === 'segment') begun.push(await beginBlockSegment(client, step.segment, ids));
+    } catch (err) {
+      await rollBack(end, err);
+      throw err;
+    }
+    return {
+      async finish() {
+        const out: BatchOutcome = { blocks: 0, logs: 0, transfers: 0, removedBlocks: 0 };
+        try {
+          for (const b of begun) {
+            const r = await b.finish();
+            out.blocks += r.blocks;
+            out.logs += r.logs;
+            out.transfers += r.transfers;
+          }
+          await end('COMMIT');
+        } catch (err) {
+          await rollBack(end, err);
+          throw err;
+        }
+        count(out, startedAt);
+        return out;
+      },
+      abort: () => end('ROLLBACK'),
+    };
+  }
+
+  // The tail of the starts called so far (see BlockProjector.startBatch).
+  let startsDone: Promise<void> = Promise.resolve();
+
   return {
     async projectBatch(events) {
       const out: BatchOutcome = { blocks: 0, logs: 0, transfers: 0, removedBlocks: 0 };
@@ -151,40 +191,13 @@ export function createBlockProjector(deps: {
       return out;
     },
 
-    async startBatch(events) {
-      const steps = planBatch(events);
-      if (steps.some((s) => s.kind === 'remove')) throw new Error('startBatch: the batch removes blocks');
-      const startedAt = performance.now();
-      await resolveIds(steps);
-      const { client, end } = await begin();
-      const begun: BegunSegment[] = [];
-      try {
-        for (const step of steps)
-          if (step.kind === 'segment') begun.push(await beginBlockSegment(client, step.segment, ids));
-      } catch (err) {
-        await rollBack(end, err);
-        throw err;
-      }
-      return {
-        async finish() {
-          const out: BatchOutcome = { blocks: 0, logs: 0, transfers: 0, removedBlocks: 0 };
-          try {
-            for (const b of begun) {
-              const r = await b.finish();
-              out.blocks += r.blocks;
-              out.logs += r.logs;
-              out.transfers += r.transfers;
-            }
-            await end('COMMIT');
-          } catch (err) {
-            await rollBack(end, err);
-            throw err;
-          }
-          count(out, startedAt);
-          return out;
-        },
-        abort: () => end('ROLLBACK'),
-      };
+    startBatch(events) {
+      const started = startsDone.then(() => start(events));
+      startsDone = started.then(
+        () => undefined,
+        () => undefined,
+      );
+      return started;
     },
   };
 }
