@@ -5,9 +5,9 @@
 # and on a clean stop) and loaded at the next start, so a restart keeps the same chain (same genesis,
 # same block hashes). ANVIL_STATE=off starts from genesis every time; deleting the file does it once.
 # Past blocks' states beyond those in memory go to $DATA_DIR/anvil/states, at most
-# ANVIL_MAX_PERSISTED_STATES (3600, as packages/testkit/src/anvilDefaults.ts) of them: anvil keeps every
-# one by default (about 450 KB a block on an idle devnet, 39 GB a day) under ~/.foundry and leaves
-# them there when it stops. A new process never reads an earlier one's: they are removed at start.
+# ANVIL_MAX_PERSISTED_STATES (3600; the number and what it saves are in packages/testkit/src/anvilDefaults.ts)
+# of them: anvil keeps every one by default under ~/.foundry and leaves them there when it stops. A new
+# process never reads an earlier one's: they are removed at start.
 
 ANVIL_CHAIN_ID=31337
 ANVIL_MNEMONIC='test test test test test test test test test test test junk'
