@@ -116,6 +116,17 @@ export function createBlockProjector(deps: {
     });
   }
 
+  /** Runs `work` in the open transaction, then COMMITs; rolls back when either fails. */
+  async function commitAfter(end: (sql: 'COMMIT' | 'ROLLBACK') => Promise<void>, work: () => Promise<void>) {
+    try {
+      await work();
+      await end('COMMIT');
+    } catch (err) {
+      await rollBack(end, err);
+      throw err;
+    }
+  }
+
   async function runSteps(client: PoolClient, steps: BatchStep[], out: BatchOutcome) {
     for (const step of steps) {
       if (step.kind === 'segment') {
@@ -151,18 +162,14 @@ export function createBlockProjector(deps: {
     return {
       async finish() {
         const out: BatchOutcome = { blocks: 0, logs: 0, transfers: 0, removedBlocks: 0 };
-        try {
+        await commitAfter(end, async () => {
           for (const b of begun) {
             const r = await b.finish();
             out.blocks += r.blocks;
             out.logs += r.logs;
             out.transfers += r.transfers;
           }
-          await end('COMMIT');
-        } catch (err) {
-          await rollBack(end, err);
-          throw err;
-        }
+        });
         count(out, startedAt);
         return out;
       },
@@ -180,13 +187,7 @@ export function createBlockProjector(deps: {
       const startedAt = performance.now();
       await resolveIds(steps);
       const { client, end } = await begin();
-      try {
-        await runSteps(client, steps, out);
-        await end('COMMIT');
-      } catch (err) {
-        await rollBack(end, err);
-        throw err;
-      }
+      await commitAfter(end, () => runSteps(client, steps, out));
       count(out, startedAt);
       return out;
     },
