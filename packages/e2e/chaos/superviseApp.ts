@@ -18,6 +18,8 @@ export interface SupervisedApp {
   readonly crashes: { code: number | null; signal: string | null; at: number }[];
   /** When the process last started. */
   startedAt(): number;
+  /** The running process's id (undefined while it is down). */
+  pid(): number | undefined;
 }
 
 /**
@@ -76,6 +78,7 @@ export function superviseApp(opts: {
   return {
     crashes,
     startedAt: () => started,
+    pid: () => (child && child.exitCode === null && child.signalCode === null ? child.pid : undefined),
     kill() {
       killedByUs = true;
       child?.kill('SIGKILL');

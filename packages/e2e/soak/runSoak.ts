@@ -4,7 +4,7 @@ import { bulkTransferEmitterAbi, bulkTransferEmitterBytecode } from '@tributary/
 import { devnetAccount } from '@tributary/devnet';
 import { TRANSFER_TOPIC0 } from '@tributary/evm';
 import { startChaosStack } from '../chaos/startChaosStack.ts';
-import { APP_NAMES } from '@tributary/testkit/bench';
+import { APP_NAMES, type AppName } from '@tributary/testkit/bench';
 import { createSoakSampler } from './createSoakSampler.ts';
 import { type SoakStreamMix, createSoakStreams, soakStreamMix } from './createSoakStreams.ts';
 import { type BlockDriver, driveSoakBlocks } from './driveSoakBlocks.ts';
@@ -13,6 +13,12 @@ import { readWalBound } from './readPostgresSizes.ts';
 import type { SoakSample } from './soakSample.ts';
 import { vacuumedTables } from './soakSeries.ts';
 import { startApiLoad } from './startApiLoad.ts';
+import {
+  type HeapSnapshotGrowth,
+  heapSnapshotGrowth,
+  readHeapSnapshotSummary,
+} from './summarizeHeapSnapshot.ts';
+import { heapSnapshotNodeOptions, takeHeapSnapshots } from './takeHeapSnapshots.ts';
 import { type ReceiverFaults, startSoakReceiver } from './startSoakReceiver.ts';
 import type { Retentions } from './summarizeSoak.ts';
 
@@ -26,6 +32,13 @@ export interface SoakOptions extends ReceiverFaults {
   origins: number;
   /** Data-interface requests per second. */
   apiPerSecond: number;
+  warmupMinutes: number;
+  /**
+   * A heap snapshot of every service at the end of warm-up and at the end of the run, and their
+   * difference by kind (heapSnapshotGrowth): what a live heap's growth is made of. Each snapshot
+   * stops its service for a second or two (its files are tens of MB, in the run's dir).
+   */
+  heapSnapshots: boolean;
 }
 
 export interface SoakRun {
@@ -34,6 +47,8 @@ export interface SoakRun {
   retentions: Omit<Retentions, 'delivery'>;
   /** Interrupted before its minutes were up. */
   stoppedEarly: boolean;
+  /** With heapSnapshots: per service, its heap's change between the two snapshots, and over how long. */
+  heapGrowth?: Partial<Record<AppName, HeapSnapshotGrowth & { hours: number }>>;
 }
 
 /** The recipients of every block's transfers: firstRecipient + i. */
@@ -52,7 +67,16 @@ export async function runSoak(
   let driver: BlockDriver | undefined;
   const receiver = await startSoakReceiver({ ...o, minedAt: (b) => driver?.minedAt(b) });
   // The chaos run's services, with the default pool size (it keeps 4 connections per process).
-  const env = Object.fromEntries(APP_NAMES.map((app) => [app, { DATABASE_POOL_SIZE: '10' }]));
+  const heapDir = (app: AppName) => join(o.dir, 'heap', app);
+  const env = Object.fromEntries(
+    APP_NAMES.map((app) => [
+      app,
+      {
+        DATABASE_POOL_SIZE: '10',
+        ...(o.heapSnapshots ? { NODE_OPTIONS: heapSnapshotNodeOptions(heapDir(app)) } : {}),
+      },
+    ]),
+  );
   const stack = await startChaosStack({ log: o.log, dir: o.dir, env });
   let api: ReturnType<typeof startApiLoad> | undefined;
   const samples: SoakSample[] = [];
@@ -98,13 +122,23 @@ export async function runSoak(
     const started = Date.now();
     samples.push(await sampler.take(0));
     const count = Math.floor((o.minutes * 60) / o.sampleSeconds);
+    const snapshots = (label: string) =>
+      takeHeapSnapshots({ apps: stack.apps, opsUrls: stack.opsUrls, dirOf: heapDir, log: o.log }).then(
+        (files) => {
+          o.log(`heap snapshots ${label}: ${Object.keys(files).length} of ${stack.apps.size} services`);
+          return { at: Date.now(), files };
+        },
+      );
+    let warm: Awaited<ReturnType<typeof snapshots>> | undefined;
     for (let k = 1; k <= count && !o.signal.aborted; k++) {
       await sleepUntil(started + k * o.sampleSeconds * 1000, o.signal);
       if (o.signal.aborted) break;
       const s = await sampler.take((k * o.sampleSeconds) / 60);
       samples.push(s);
       o.log(progressLine(s));
+      if (o.heapSnapshots && !warm && s.minute >= o.warmupMinutes) warm = await snapshots('after warm-up');
     }
+    const heapGrowth = warm ? compareSnapshots(warm, await snapshots('at the end')) : undefined;
     const topics = Object.keys(samples[samples.length - 1]?.kafka.topics ?? {}).filter(
       (t) => t !== '__cluster_metadata',
     );
@@ -116,14 +150,34 @@ export async function runSoak(
         walBoundBytes: await readWalBound(stack.pool).catch(() => null),
       },
       stoppedEarly: o.signal.aborted,
+      ...(heapGrowth ? { heapGrowth } : {}),
     };
   } finally {
     api?.stop();
     await driver?.stop();
     await stack.close();
     await receiver.close();
-    if (!o.keepData) rmSync(join(o.dir, 'servers'), { recursive: true, force: true });
+    if (!o.keepData) {
+      rmSync(join(o.dir, 'servers'), { recursive: true, force: true });
+      rmSync(join(o.dir, 'heap'), { recursive: true, force: true });
+    }
   }
+}
+
+/** Per service with both snapshots: what its heap gained between them, by kind. */
+function compareSnapshots(
+  from: { at: number; files: Partial<Record<AppName, string>> },
+  to: { at: number; files: Partial<Record<AppName, string>> },
+): NonNullable<SoakRun['heapGrowth']> {
+  const hours = (to.at - from.at) / 3_600_000;
+  const growth: NonNullable<SoakRun['heapGrowth']> = {};
+  for (const app of APP_NAMES) {
+    const a = from.files[app];
+    const b = to.files[app];
+    if (a && b)
+      growth[app] = { ...heapSnapshotGrowth(readHeapSnapshotSummary(a), readHeapSnapshotSummary(b)), hours };
+  }
+  return growth;
 }
 
 function progressLine(s: SoakSample): string {

@@ -8,6 +8,8 @@
 //   --streams N (100)  --logs N (300 Transfer logs per block)  --block-ms N (1000)
 //   --origins N (10 receiver origins)  --fail-percent N (5)  --slow-percent N (5)  --slow-ms N (2000)
 //   --api-rps N (20 data-interface requests per second)  --keep-data (keep the servers' data dir)
+//   --heap-snapshots (a heap snapshot of every service after warm-up and at the end, and what
+//   each one's heap gained between them by kind: the JIT's code against the application's objects)
 // Delivery retention is read from DELIVERY_RETENTION* variables, which the services inherit.
 // Writes bench/results/soak.json; exits 0 (it measures, it never judges a run by a time), 130 when
 // interrupted (the report then covers the samples so far). `--report <soak.json>` runs nothing: it
@@ -19,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeResult } from '@tributary/testkit/bench';
 import { deliveryRetentionFromEnv } from './deliveryRetentionFromEnv.ts';
+import { formatHeapGrowth } from './formatHeapGrowth.ts';
 import { formatSoakReport } from './formatSoakReport.ts';
 import { runSoak } from './runSoak.ts';
 import { summarizeSoak } from './summarizeSoak.ts';
@@ -66,6 +69,8 @@ const options = {
   apiPerSecond: arg('api-rps', 20),
 };
 const keepData = process.argv.includes('--keep-data') || process.env['SOAK_KEEP_DATA'] === 'true';
+const heapSnapshots =
+  process.argv.includes('--heap-snapshots') || process.env['SOAK_HEAP_SNAPSHOTS'] === 'true';
 const delivery = deliveryRetentionFromEnv(process.env);
 const log = (line: string) => console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}`);
 log(`options ${JSON.stringify(options)}; delivery retention: ${delivery.source}`);
@@ -90,7 +95,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
     interrupted.abort();
   });
 
-const run = await runSoak({ ...options, dir, keepData, signal: interrupted.signal, log });
+const run = await runSoak({ ...options, heapSnapshots, dir, keepData, signal: interrupted.signal, log });
 const summary = summarizeSoak(run.samples, {
   warmupMinutes: options.warmupMinutes,
   retentions: { ...run.retentions, delivery },
@@ -106,6 +111,7 @@ console.log(
       `delivery retention: ${delivery.source}`,
   )}`,
 );
+if (run.heapGrowth) console.log(`\n${formatHeapGrowth(run.heapGrowth)}`);
 console.log(`\nservice logs in ${join(dir, 'logs')}`);
 console.log(
   `written to ${writeResult('soak', {
@@ -115,6 +121,7 @@ console.log(
     projection:
       'without retention: size_end + growth/h × (720 h − run h); with retention R h: size_end + growth/h × max(0, min(R, 720 h) − run h), the steady state after R (growth of what retention keeps); a Kafka topic: R + the hours its segment takes to roll; pg_wal: min(that, max(size_end, max_wal_size + wal_keep_size)); growth/h: the least-squares slope after warm-up, negative counted as 0',
     summary,
+    ...(run.heapGrowth ? { heapGrowth: run.heapGrowth } : {}),
     samples: run.samples,
   })}`,
 );
