@@ -11,7 +11,7 @@ export function formatHeapGrowth(
   growth: Partial<Record<string, HeapSnapshotGrowth & { hours: number }>>,
 ): string {
   const lines = [
-    'Heap snapshots, after warm-up against the end (per hour; self sizes of what each snapshot reaches):',
+    'Heap snapshots, the end of warm-up against the end of the run (per hour; self sizes of what each snapshot reaches):',
   ];
   for (const [app, g] of Object.entries(growth)) {
     if (!g) continue;

@@ -8,7 +8,7 @@
 //   --streams N (100)  --logs N (300 Transfer logs per block)  --block-ms N (1000)
 //   --origins N (10 receiver origins)  --fail-percent N (5)  --slow-percent N (5)  --slow-ms N (2000)
 //   --api-rps N (20 data-interface requests per second)  --keep-data (keep the servers' data dir)
-//   --heap-snapshots (a heap snapshot of every service after warm-up and at the end, and what
+//   --heap-snapshots (a heap snapshot of every service at the end of warm-up and of the run, and what
 //   each one's heap gained between them by kind: the JIT's code against the application's objects)
 // Delivery retention is read from DELIVERY_RETENTION* variables, which the services inherit.
 // Writes bench/results/soak.json; exits 0 (it measures, it never judges a run by a time), 130 when
@@ -40,6 +40,7 @@ if (reportIndex >= 0) {
     options: { minutes: number; warmupMinutes: number };
     retentions: Parameters<typeof summarizeSoak>[1]['retentions'];
     samples: Parameters<typeof summarizeSoak>[0];
+    heapGrowth?: Parameters<typeof formatHeapGrowth>[0];
     at?: string;
   };
   const again = summarizeSoak(saved.samples, {
@@ -49,6 +50,7 @@ if (reportIndex >= 0) {
   console.log(
     formatSoakReport(saved.samples, again, `soak report of ${file} (${saved.at ?? 'undated'}), again`),
   );
+  if (saved.heapGrowth) console.log(`\n${formatHeapGrowth(saved.heapGrowth)}`);
   process.exit(0);
 }
 

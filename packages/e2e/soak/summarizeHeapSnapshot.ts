@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
  * What a V8 heap snapshot holds, by kind: the JIT's own (compiled code with its metadata, and the
  * weak lists V8 keeps beside it: the dependent-code lists of maps and the like) against what the
  * application holds (objects, strings, arrays, closures...), and each constructor's count and
- * bytes. Two of a service's snapshots taken after warm-up and at the end of a soak tell its live
+ * bytes. Two of a service's snapshots taken at the end of a soak's warm-up and of its run tell its live
  * heap's growth apart: a JIT still compiling (bounded by the code there is) from data held.
  */
 export interface HeapSnapshotSummary {
@@ -28,7 +28,7 @@ interface RawSnapshot {
 const UNNAMED = new Set(['string', 'concatenated string', 'sliced string', 'number', 'heap number']);
 
 /** The summary of a snapshot as written by v8.writeHeapSnapshot or `--heapsnapshot-signal`. */
-export function summarizeHeapSnapshot(raw: RawSnapshot): HeapSnapshotSummary {
+function summarizeHeapSnapshot(raw: RawSnapshot): HeapSnapshotSummary {
   const fields = raw.snapshot.meta.node_fields;
   const types = raw.snapshot.meta.node_types[0];
   const width = fields.length;

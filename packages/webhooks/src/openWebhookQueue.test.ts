@@ -1,7 +1,7 @@
 import { type RedisCutProxy, getTestSettings, startRedisCutProxy, uniqueName } from '@tributary/testkit';
 import type { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type QueueRedisMode, openWebhookQueue } from './openWebhookQueue.ts';
+import { type QueueRedisMode, WEBHOOK_QUEUE_EVENTS_MAX_LEN, openWebhookQueue } from './openWebhookQueue.ts';
 
 // Redis going away while BullMQ sets a queue's connection up (a proxy cuts each connection at
 // BullMQ's version check for a while): a fast-failing queue keeps that failure for good, so the
@@ -79,5 +79,33 @@ describe('openWebhookQueue when Redis goes away during set-up', () => {
       expect(await queue.getWaitingCount()).toBe(0);
       expect(broken).toEqual([]);
     }
+  });
+});
+
+describe('openWebhookQueue event stream', () => {
+  it('keeps its event stream near WEBHOOK_QUEUE_EVENTS_MAX_LEN however many jobs come and go', async () => {
+    const queue = open('waits', settings.redisUrl, []);
+    await queue.waitUntilReady();
+    const client = await queue.client;
+    await until(
+      'the meta key',
+      async () => (await client.hget(queue.toKey('meta'), 'opts.maxLenEvents')) !== null,
+    );
+    expect(await client.hget(queue.toKey('meta'), 'opts.maxLenEvents')).toBe(
+      String(WEBHOOK_QUEUE_EVENTS_MAX_LEN),
+    );
+    // Each add appends an event ("added", and "waiting"): five times the cap's worth of jobs.
+    const jobs = 5 * WEBHOOK_QUEUE_EVENTS_MAX_LEN;
+    for (let i = 0; i < jobs; i += 500)
+      await queue.addBulk(Array.from({ length: 500 }, (_, k) => ({ name: 'probe', data: { n: i + k } })));
+    expect(await queue.count()).toBe(jobs);
+    // BullMQ's client interface leaves XLEN out; the client is ioredis, which has it.
+    const length = await (client as unknown as { xlen(key: string): Promise<number> }).xlen(
+      queue.toKey('events'),
+    );
+    // XADD MAXLEN ~ trims whole macro nodes of Redis's stream (100 entries each by default).
+    expect(length).toBeGreaterThanOrEqual(WEBHOOK_QUEUE_EVENTS_MAX_LEN);
+    expect(length).toBeLessThanOrEqual(WEBHOOK_QUEUE_EVENTS_MAX_LEN + 200);
+    await queue.obliterate({ force: true });
   });
 });

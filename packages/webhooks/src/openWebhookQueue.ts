@@ -18,6 +18,16 @@ const CONNECTION = {
 } as const;
 
 /**
+ * The length BullMQ trims the queue's event stream (`<prefix>:webhooks:events`) to, about: every job's
+ * every state change appends an event there, for QueueEvents listeners, which Tributary has none of
+ * (a dashboard an operator attaches reads it live). BullMQ's default keeps 10,000, a third of the
+ * Redis memory a soak uses and a few seconds of events at production rates; this keeps what a
+ * listener tailing it live needs. Every opener writes it to the queue's meta key, and the scripts of
+ * every producer and worker trim by it.
+ */
+export const WEBHOOK_QUEUE_EVENTS_MAX_LEN = 1_000;
+
+/**
  * The BullMQ queue of webhook deliveries, the one way every service and tool opens it.
  *
  * BullMQ sets a connection up once: should Redis go away between the client's ready check and
@@ -36,6 +46,7 @@ export function openWebhookQueue(opts: {
   const queue = new Queue(WEBHOOK_QUEUE, {
     connection: { ...opts.redis, ...CONNECTION[opts.mode] },
     prefix: opts.prefix,
+    streams: { events: { maxLen: WEBHOOK_QUEUE_EVENTS_MAX_LEN } },
   });
   let reported = false;
   const broken = (err: unknown) => {
