@@ -3,8 +3,8 @@ import type { HeapSnapshotGrowth } from './summarizeHeapSnapshot.ts';
 const kib = (bytes: number) => `${bytes >= 0 ? '+' : ''}${(bytes / 1024).toFixed(1)} KiB`;
 
 /**
- * The heap snapshots' report: per service, what its heap gained between the snapshot after warm-up
- * and the one at the end, per hour, split into the JIT's code, V8's weak lists and the
+ * The heap snapshots' report: per service, what its heap gained between the snapshot at the end of
+ * warm-up and the one at the end of the run, per hour, split into the JIT's code, V8's weak lists and the
  * application's objects, and the kinds that changed most.
  */
 export function formatHeapGrowth(

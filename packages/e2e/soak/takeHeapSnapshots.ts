@@ -25,6 +25,7 @@ export async function takeHeapSnapshots(o: {
   log: (line: string) => void;
   timeoutMs?: number;
 }): Promise<Partial<Record<AppName, string>>> {
+  const timeoutMs = o.timeoutMs ?? 120_000;
   const files: Partial<Record<AppName, string>> = {};
   for (const [app, supervised] of o.apps) {
     const pid = supervised.pid();
@@ -35,7 +36,7 @@ export async function takeHeapSnapshots(o: {
     const dir = o.dirOf(app);
     const before = new Set(readdirSync(dir));
     process.kill(pid, SIGNAL);
-    const deadline = Date.now() + (o.timeoutMs ?? 120_000);
+    const deadline = Date.now() + timeoutMs;
     let file: string | undefined;
     while (!file && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 500));
@@ -43,7 +44,7 @@ export async function takeHeapSnapshots(o: {
       if (written && (await answers(o.opsUrls.get(app)!))) file = join(dir, written);
     }
     if (file) files[app] = file;
-    else o.log(`heap snapshot of ${app}: none written within ${o.timeoutMs ?? 120_000} ms`);
+    else o.log(`heap snapshot of ${app}: none written within ${timeoutMs} ms`);
   }
   return files;
 }
