@@ -3,6 +3,15 @@ import type { SoakSample } from './soakSample.ts';
 import { vacuumedTables } from './soakSeries.ts';
 import type { SoakSummary } from './summarizeSoak.ts';
 
+/** A point per full collection: how many there were is part of the verdict; so is one not judged. */
+function verdictOf(g: Growth): string {
+  const notes = [
+    ...(g.perEvent ? [`${g.samples} full GCs`] : []),
+    ...(g.judgedBy ? ['not judged: its snapshots are'] : []),
+  ];
+  return notes.length ? `${g.verdict} (${notes.join('; ')})` : g.verdict;
+}
+
 /** The soak's report for the terminal: per-minute samples, growth per hour, the 30-day disk, the goals. */
 export function formatSoakReport(samples: readonly SoakSample[], s: SoakSummary, heading: string): string {
   const lines = [heading, '', 'Per sample (rates and percentiles over the interval before it):'];
@@ -62,8 +71,7 @@ export function formatSoakReport(samples: readonly SoakSample[], s: SoakSummary,
           g.laterHalf === null
             ? '-'
             : `${g.laterHalf.perHour >= 0 ? '+' : ''}${value(g, g.laterHalf.perHour)} ± ${value(g, 2 * g.laterHalf.perHourStdErr)}`,
-          // A point per full collection: how many there were is part of the verdict.
-          g.perEvent ? `${g.verdict} (${g.samples} full GCs)` : g.verdict,
+          verdictOf(g),
         ],
         58,
       ),

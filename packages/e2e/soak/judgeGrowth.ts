@@ -26,6 +26,11 @@ export interface Growth {
    */
   laterHalf: { perHour: number; perHourStdErr: number } | null;
   verdict: Verdict;
+  /**
+   * The quantity whose verdict the goals read instead of this one's: a service's live heap less
+   * code when heap snapshots of the same run counted its objects (see judgeHeapSnapshotGrowth).
+   */
+  judgedBy?: string;
 }
 
 /**
@@ -44,6 +49,12 @@ const TOLERANCE: Record<SeriesKind, { share: number; floor: number }> = {
   load: { share: 0, floor: 0 },
 };
 
+/** The growth per hour that still counts as flat for a quantity of this kind and mean. */
+export function allowedGrowth(kind: SeriesKind, mean: number): number {
+  const tolerance = TOLERANCE[kind];
+  return Math.max(tolerance.share * Math.abs(mean), tolerance.floor);
+}
+
 /**
  * The growth per hour of a series after warm-up and whether it is more than noise: `grows` or
  * `falls` only when the slope is beyond two standard errors of itself and beyond the kind's
@@ -58,8 +69,7 @@ export function judgeGrowth(series: Series, warmupHours: number): Growth {
   const laterHalf = leastSquares(points.slice(Math.floor(points.length / 2)));
   const values = points.map((p) => p.y);
   const mean = values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN;
-  const tolerance = TOLERANCE[series.kind];
-  const allowed = Math.max(tolerance.share * Math.abs(mean), tolerance.floor);
+  const allowed = allowedGrowth(series.kind, mean);
   let verdict: Verdict = 'flat';
   if (fit.slopeStdErr === null) verdict = 'too few samples';
   else if (Math.abs(fit.slope) > 2 * fit.slopeStdErr && Math.abs(fit.slope) > allowed)

@@ -46,6 +46,7 @@ if (reportIndex >= 0) {
   const again = summarizeSoak(saved.samples, {
     warmupMinutes: saved.options.warmupMinutes,
     retentions: saved.retentions,
+    ...(saved.heapGrowth ? { heapGrowth: saved.heapGrowth } : {}),
   });
   console.log(
     formatSoakReport(saved.samples, again, `soak report of ${file} (${saved.at ?? 'undated'}), again`),
@@ -101,6 +102,7 @@ const run = await runSoak({ ...options, heapSnapshots, dir, keepData, signal: in
 const summary = summarizeSoak(run.samples, {
   warmupMinutes: options.warmupMinutes,
   retentions: { ...run.retentions, delivery },
+  ...(run.heapGrowth ? { heapGrowth: run.heapGrowth } : {}),
 });
 const mix = run.mix;
 console.log(

@@ -22,6 +22,9 @@ export interface Series {
   perEvent?: true;
 }
 
+/** The name of a service's live heap less code (`nodejs_heap_live_data_bytes`) in the growth table. */
+export const liveDataQuantity = (app: string) => `${app} live heap less code (after a full GC)`;
+
 /** Every quantity of the samples as a series over time (a value a sample lacks is left out). */
 export function soakSeries(samples: readonly SoakSample[]): Series[] {
   const all = new Map<string, Series>();
@@ -70,7 +73,7 @@ export function soakSeries(samples: readonly SoakSample[]): Series[] {
       // The leak figure: what the application holds, the live heap less V8's code.
       if (p.heapLiveDataBytes !== lastLiveData.get(app)) {
         lastLiveData.set(app, p.heapLiveDataBytes);
-        add(`${app} live heap less code (after a full GC)`, 'memory', 'bytes', s, p.heapLiveDataBytes, true);
+        add(liveDataQuantity(app), 'memory', 'bytes', s, p.heapLiveDataBytes, true);
       }
       // Where RSS lives, to tell V8 sizing its heap from native growth (allocator, buffers): reported.
       add(`${app} V8 heap committed`, 'info', 'bytes', s, p.heapTotalBytes);

@@ -64,6 +64,8 @@ export interface HeapSnapshotGrowth {
   jitBytes: number;
   weakListBytes: number;
   objectBytes: number;
+  /** The application's objects in the first snapshot: what objectBytes grew from. */
+  objectBytesBefore: number;
   /** The kinds whose bytes changed most, either way. */
   top: { kind: string; bytes: number; count: number }[];
 }
@@ -88,6 +90,7 @@ export function heapSnapshotGrowth(
     jitBytes: after.jitBytes - before.jitBytes,
     weakListBytes: after.weakListBytes - before.weakListBytes,
     objectBytes: after.objectBytes - before.objectBytes,
+    objectBytesBefore: before.objectBytes,
     top: changes.slice(0, top),
   };
 }

@@ -1,9 +1,11 @@
 import { type Growth, judgeGrowth } from './judgeGrowth.ts';
+import { judgeHeapSnapshotGrowth } from './judgeHeapSnapshotGrowth.ts';
 import { leastSquares } from './leastSquares.ts';
 import { type DiskProjection, projectDisk } from './projectDisk.ts';
 import type { SoakSample } from './soakSample.ts';
 import { type LatencyAgainstLoad, relateLatencyToLoad } from './relateLatencyToLoad.ts';
-import { soakSeries } from './soakSeries.ts';
+import { liveDataQuantity, soakSeries } from './soakSeries.ts';
+import type { HeapSnapshotGrowth } from './summarizeHeapSnapshot.ts';
 
 export interface KafkaTopicRetention {
   /** retention.ms in hours; null: kept forever (-1). */
@@ -54,15 +56,28 @@ export interface SoakSummary {
 
 /**
  * The report of a soak run: each quantity's growth per hour after warm-up, judged; each store's
- * 30-day disk projection (see projectDisk for the formula); and the four goals.
+ * 30-day disk projection (see projectDisk for the formula); and the four goals. A run with heap
+ * snapshots (`heapGrowth`) has each service's heap objects judged from them, in place of its live
+ * heap less code (see judgeHeapSnapshotGrowth).
  */
 export function summarizeSoak(
   samples: readonly SoakSample[],
-  o: { warmupMinutes: number; retentions: Retentions },
+  o: {
+    warmupMinutes: number;
+    retentions: Retentions;
+    heapGrowth?: Partial<Record<string, HeapSnapshotGrowth & { hours: number }>>;
+  },
 ): SoakSummary {
   const warmupHours = o.warmupMinutes / 60;
   const series = soakSeries(samples);
   const growth = series.map((s) => judgeGrowth(s, warmupHours));
+  for (const [app, g] of Object.entries(o.heapGrowth ?? {})) {
+    const objects = g && judgeHeapSnapshotGrowth(app, g);
+    if (!objects) continue;
+    const gauge = growth.find((x) => x.quantity === liveDataQuantity(app));
+    if (gauge) gauge.judgedBy = objects.quantity;
+    growth.push(objects);
+  }
   const runHours = (samples[samples.length - 1]?.minute ?? 0) / 60;
   const disk = [...storeSeries(samples)].map(([store, { cls, points }]) => {
     const fit = leastSquares(points.filter((p) => p.x >= warmupHours));
@@ -87,7 +102,7 @@ export function summarizeSoak(
         : 'met') as GoalStatus,
     offenders,
   });
-  const memory = growth.filter((g) => g.kind === 'memory');
+  const memory = growth.filter((g) => g.kind === 'memory' && !g.judgedBy);
   const latency = growth.filter((g) => g.kind === 'latency');
   const delivery = growth.filter((g) => g.kind === 'rate' || g.kind === 'backlog');
   return {

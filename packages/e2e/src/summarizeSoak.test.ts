@@ -315,6 +315,57 @@ describe('summarizeSoak', () => {
     });
   });
 
+  it("with heap snapshots, judges each service's objects from them in place of its live heap less code", () => {
+    const snapshotGrowth = (objectBytesBefore: number, objectBytes: number, jitBytes: number) => ({
+      totalBytes: objectBytes + jitBytes,
+      jitBytes,
+      weakListBytes: 0,
+      objectBytes,
+      objectBytesBefore,
+      top: [],
+      hours: 0.5,
+    });
+    const judged = summarizeSoak(samples, {
+      warmupMinutes: 10,
+      retentions: retentions(72),
+      heapGrowth: {
+        // Its gauge wobbles flat, but its snapshots counted 2 MiB more objects in half an hour on 30 MiB.
+        projector: snapshotGrowth(30 * MiB, 2 * MiB, 0),
+        // Its gauge grows 20 MiB an hour; its snapshots say the growth is the JIT's, its objects flat.
+        'stream-matcher': snapshotGrowth(30 * MiB, 64 * 1024, 10 * MiB),
+        // A run saved before the field: no judgment from its snapshots, its gauge stands.
+        'webhook-sender': { ...snapshotGrowth(0, MiB, 0), objectBytesBefore: undefined as unknown as number },
+      },
+    });
+    const of = (q: string) => judged.growth.find((g) => g.quantity === q);
+    expect(of('projector heap objects (snapshots)')).toMatchObject({
+      kind: 'memory',
+      samples: 2,
+      first: 30 * MiB,
+      last: 32 * MiB,
+      perHour: 4 * MiB,
+      verdict: 'grows',
+    });
+    expect(of('projector live heap less code (after a full GC)')!.judgedBy).toBe(
+      'projector heap objects (snapshots)',
+    );
+    expect(of('stream-matcher heap objects (snapshots)')!.verdict).toBe('flat');
+    expect(of('stream-matcher heap objects (snapshots)')!.perHour).toBe(128 * 1024);
+    expect(of('stream-matcher live heap less code (after a full GC)')!.verdict).toBe('grows');
+    expect(of('webhook-sender heap objects (snapshots)')).toBeUndefined();
+    expect(of('webhook-sender live heap less code (after a full GC)')!.judgedBy).toBeUndefined();
+    expect(judged.goals.memoryFlat).toEqual({
+      status: 'missed',
+      offenders: [
+        'stream-matcher RSS',
+        'webhook-sender Buffers (after a full GC)',
+        'projector heap objects (snapshots)',
+      ],
+    });
+    const report = formatSoakReport(samples, judged, 'heading');
+    expect(report).toContain('flat (6 full GCs; not judged: its snapshots are)');
+  });
+
   it("judges the relay's pass over the pending deliveries as a latency; a run written before it has none", () => {
     const relay = 'sender relay pass over the pending deliveries';
     expect(summary.growth.find((g) => g.quantity === relay)).toBeUndefined();

@@ -1,0 +1,43 @@
+import { type Growth, allowedGrowth } from './judgeGrowth.ts';
+import type { HeapSnapshotGrowth } from './summarizeHeapSnapshot.ts';
+
+/** The name of a service's objects as its heap snapshots counted them, in the growth table. */
+export const heapObjectsQuantity = (app: string) => `${app} heap objects (snapshots)`;
+
+/**
+ * A service's heap objects from its two heap snapshots (the end of warm-up and the end of the run),
+ * judged as memory: `grows` or `falls` beyond memory's tolerance (1 % of their size an hour).
+ *
+ * This is the figure the memory goal reads for a service's live heap when a run has snapshots. The
+ * live heap less code (`nodejs_heap_live_data_bytes`) subtracts what V8's code statistics count, and
+ * those leave out part of what the JIT keeps beside its code: deoptimization data, relocation info
+ * and the weak lists of dependent code (heap snapshots of the projector showed that to be nearly all of
+ * its gauge's growth, +1 MiB/h, while its objects grew 35 KiB/h). A snapshot counts every object
+ * after a full collection and tells those apart exactly. Its noise is different: two points, so no
+ * standard error, and what was in flight at each (a batch, open sockets) counts as held.
+ */
+export function judgeHeapSnapshotGrowth(
+  app: string,
+  g: HeapSnapshotGrowth & { hours: number },
+): Growth | null {
+  if (g.objectBytesBefore === undefined || !(g.hours > 0)) return null; // a run saved before the field
+  const first = g.objectBytesBefore;
+  const last = first + g.objectBytes;
+  const mean = (first + last) / 2;
+  const perHour = g.objectBytes / g.hours;
+  const beyond = Math.abs(perHour) > allowedGrowth('memory', mean);
+  return {
+    quantity: heapObjectsQuantity(app),
+    kind: 'memory',
+    unit: 'bytes',
+    samples: 2,
+    first,
+    last,
+    mean,
+    perHour,
+    perHourStdErr: null,
+    percentOfMeanPerHour: mean === 0 ? 0 : (100 * perHour) / mean,
+    laterHalf: null,
+    verdict: !beyond ? 'flat' : perHour > 0 ? 'grows' : 'falls',
+  };
+}
