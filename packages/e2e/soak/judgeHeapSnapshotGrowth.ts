@@ -2,7 +2,7 @@ import { type Growth, allowedGrowth } from './judgeGrowth.ts';
 import type { HeapSnapshotGrowth } from './summarizeHeapSnapshot.ts';
 
 /** The name of a service's objects as its heap snapshots counted them, in the growth table. */
-export const heapObjectsQuantity = (app: string) => `${app} heap objects (snapshots)`;
+const heapObjectsQuantity = (app: string) => `${app} heap objects (snapshots)`;
 
 /**
  * A service's heap objects from its two heap snapshots (the end of warm-up and the end of the run),
