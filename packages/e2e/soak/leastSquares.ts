@@ -4,6 +4,8 @@ export interface Fit {
   intercept: number;
   /** Standard error of the slope; null with fewer than three points (no noise to measure). */
   slopeStdErr: number | null;
+  /** The points' scatter about the line (standard deviation of the residuals); null with fewer than three. */
+  residualStdDev: number | null;
 }
 
 /**
@@ -12,7 +14,7 @@ export interface Fit {
  */
 export function leastSquares(points: readonly { x: number; y: number }[]): Fit {
   const n = points.length;
-  if (n === 0) return { slope: 0, intercept: Number.NaN, slopeStdErr: null };
+  if (n === 0) return { slope: 0, intercept: Number.NaN, slopeStdErr: null, residualStdDev: null };
   const meanX = points.reduce((s, p) => s + p.x, 0) / n;
   const meanY = points.reduce((s, p) => s + p.y, 0) / n;
   let sxx = 0;
@@ -21,10 +23,11 @@ export function leastSquares(points: readonly { x: number; y: number }[]): Fit {
     sxx += (p.x - meanX) ** 2;
     sxy += (p.x - meanX) * (p.y - meanY);
   }
-  if (sxx === 0) return { slope: 0, intercept: meanY, slopeStdErr: null };
+  if (sxx === 0) return { slope: 0, intercept: meanY, slopeStdErr: null, residualStdDev: null };
   const slope = sxy / sxx;
   const intercept = meanY - slope * meanX;
-  if (n < 3) return { slope, intercept, slopeStdErr: null };
+  if (n < 3) return { slope, intercept, slopeStdErr: null, residualStdDev: null };
   const residuals = points.reduce((s, p) => s + (p.y - (intercept + slope * p.x)) ** 2, 0);
-  return { slope, intercept, slopeStdErr: Math.sqrt(residuals / (n - 2) / sxx) };
+  const residualStdDev = Math.sqrt(residuals / (n - 2));
+  return { slope, intercept, slopeStdErr: residualStdDev / Math.sqrt(sxx), residualStdDev };
 }

@@ -64,8 +64,9 @@ export interface HeapSnapshotGrowth {
   jitBytes: number;
   weakListBytes: number;
   objectBytes: number;
-  /** The application's objects in the first snapshot: what objectBytes grew from. */
-  objectBytesBefore: number;
+  /** The application's objects in the first snapshot: what objectBytes grew from (absent from runs
+   * saved before 2ab8fde). */
+  objectBytesBefore?: number;
   /** The kinds whose bytes changed most, either way. */
   top: { kind: string; bytes: number; count: number }[];
 }

@@ -72,7 +72,11 @@ export function summarizeSoak(
   const series = soakSeries(samples);
   const growth = series.map((s) => judgeGrowth(s, warmupHours));
   for (const [app, g] of Object.entries(o.heapGrowth ?? {})) {
-    const objects = g && judgeHeapSnapshotGrowth(app, g);
+    const gaugeSeries = series.find((s) => s.name === liveDataQuantity(app));
+    const scatter = gaugeSeries
+      ? leastSquares(gaugeSeries.points.filter((p) => p.x >= warmupHours)).residualStdDev
+      : null;
+    const objects = g && judgeHeapSnapshotGrowth(app, g, scatter);
     if (!objects) continue;
     const gauge = growth.find((x) => x.quantity === liveDataQuantity(app));
     if (gauge) gauge.judgedBy = objects.quantity;

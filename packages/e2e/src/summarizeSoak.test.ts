@@ -22,6 +22,7 @@ describe('leastSquares', () => {
       slope: 2,
       intercept: 1,
       slopeStdErr: 0,
+      residualStdDev: 0,
     });
     const noisy = leastSquares([
       { x: 0, y: 1 },
@@ -32,6 +33,7 @@ describe('leastSquares', () => {
     expect(noisy.slope).toBeCloseTo(1.1, 10);
     expect(noisy.intercept).toBeCloseTo(1.1, 10);
     expect(noisy.slopeStdErr).toBeCloseTo(Math.sqrt(2.7 / 2 / 5), 10);
+    expect(noisy.residualStdDev).toBeCloseTo(Math.sqrt(2.7 / 2), 10);
     expect(
       leastSquares([
         { x: 0, y: 1 },
@@ -316,7 +318,11 @@ describe('summarizeSoak', () => {
   });
 
   it("with heap snapshots, judges each service's objects from them in place of its live heap less code", () => {
-    const snapshotGrowth = (objectBytesBefore: number, objectBytes: number, jitBytes: number) => ({
+    const snapshotGrowth = (
+      objectBytesBefore: number | undefined,
+      objectBytes: number,
+      jitBytes: number,
+    ) => ({
       totalBytes: objectBytes + jitBytes,
       jitBytes,
       weakListBytes: 0,
@@ -334,7 +340,7 @@ describe('summarizeSoak', () => {
         // Its gauge grows 20 MiB an hour; its snapshots say the growth is the JIT's, its objects flat.
         'stream-matcher': snapshotGrowth(30 * MiB, 64 * 1024, 10 * MiB),
         // A run saved before the field: no judgment from its snapshots, its gauge stands.
-        'webhook-sender': { ...snapshotGrowth(0, MiB, 0), objectBytesBefore: undefined as unknown as number },
+        'webhook-sender': snapshotGrowth(undefined, MiB, 0),
       },
     });
     const of = (q: string) => judged.growth.find((g) => g.quantity === q);
@@ -364,6 +370,34 @@ describe('summarizeSoak', () => {
     });
     const report = formatSoakReport(samples, judged, 'heading');
     expect(report).toContain('flat (6 full GCs; not judged: its snapshots are)');
+  });
+
+  it("holds the snapshots' two points to the scatter of the service's sampled live heap, what is in flight at a collection", () => {
+    const snapshotGrowth = {
+      totalBytes: 2 * MiB,
+      jitBytes: 0,
+      weakListBytes: 0,
+      objectBytes: 2 * MiB,
+      top: [],
+      hours: 0.5,
+    };
+    const heapGrowth = { projector: { ...snapshotGrowth, objectBytesBefore: 30 * MiB } };
+    // The same +2 MiB in half an hour, by a projector whose live heap swings ±2 MiB with the batch in flight.
+    const swinging = samples.map((x, i) => {
+      const projector = x.services.projector!;
+      const liveData = projector.heapLiveDataBytes! + (i % 2 === 0 ? 2 : -2) * MiB;
+      return { ...x, services: { ...x.services, projector: { ...projector, heapLiveDataBytes: liveData } } };
+    });
+    const of = (s: ReturnType<typeof summarizeSoak>) =>
+      s.growth.find((g) => g.quantity === 'projector heap objects (snapshots)')!;
+    const noisy = of(summarizeSoak(swinging, { warmupMinutes: 10, retentions: retentions(72), heapGrowth }));
+    // Two points each off by about 2 MiB: the slope's standard error is 2 MiB × √2 / 0.5 h.
+    expect(noisy.perHourStdErr! / MiB).toBeCloseTo((2 * Math.SQRT2) / 0.5, 0);
+    expect(noisy).toMatchObject({ perHour: 4 * MiB, verdict: 'flat' });
+    // The steady projector's scatter is small: the same growth is beyond it.
+    const steady = of(summarizeSoak(samples, { warmupMinutes: 10, retentions: retentions(72), heapGrowth }));
+    expect(steady.perHourStdErr!).toBeLessThan(MiB);
+    expect(steady.verdict).toBe('grows');
   });
 
   it("judges the relay's pass over the pending deliveries as a latency; a run written before it has none", () => {
