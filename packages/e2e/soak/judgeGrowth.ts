@@ -17,6 +17,8 @@ export interface Growth {
   perHour: number;
   /** Its standard error (null with fewer than three samples). */
   perHourStdErr: number | null;
+  /** How far the samples stray from that line: their residuals' standard deviation (null likewise). */
+  scatter: number | null;
   /** perHour as a percentage of the mean. */
   percentOfMeanPerHour: number;
   /**
@@ -93,6 +95,7 @@ export function judgeGrowth(series: Series, warmupHours: number): Growth {
     mean,
     perHour: fit.slope,
     perHourStdErr: fit.slopeStdErr,
+    scatter: fit.residualStdDev,
     percentOfMeanPerHour: mean === 0 ? 0 : (100 * fit.slope) / Math.abs(mean),
     laterHalf:
       laterHalf.slopeStdErr === null

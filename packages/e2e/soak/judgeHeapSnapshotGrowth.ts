@@ -48,6 +48,7 @@ export function judgeHeapSnapshotGrowth(
     mean,
     perHour,
     perHourStdErr,
+    scatter: null,
     percentOfMeanPerHour: mean === 0 ? 0 : (100 * perHour) / mean,
     laterHalf: null,
     verdict: !beyond ? 'flat' : perHour > 0 ? 'grows' : 'falls',

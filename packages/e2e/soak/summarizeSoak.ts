@@ -72,13 +72,9 @@ export function summarizeSoak(
   const series = soakSeries(samples);
   const growth = series.map((s) => judgeGrowth(s, warmupHours));
   for (const [app, g] of Object.entries(o.heapGrowth ?? {})) {
-    const gaugeSeries = series.find((s) => s.name === liveDataQuantity(app));
-    const scatter = gaugeSeries
-      ? leastSquares(gaugeSeries.points.filter((p) => p.x >= warmupHours)).residualStdDev
-      : null;
-    const objects = g && judgeHeapSnapshotGrowth(app, g, scatter);
-    if (!objects) continue;
     const gauge = growth.find((x) => x.quantity === liveDataQuantity(app));
+    const objects = g && judgeHeapSnapshotGrowth(app, g, gauge?.scatter ?? null);
+    if (!objects) continue;
     if (gauge) gauge.judgedBy = objects.quantity;
     growth.push(objects);
   }
